@@ -1,0 +1,95 @@
+// Model: built once from a Mechanism, immutable afterwards. Spanning tree from ground, loop-closing
+// (cut) joints, bodies numbered depth-first so that parent[i] < i and the subtree of body i is the
+// index range [i, i + subtree_size[i]), joint coordinate layout (nq >= nv), resolved force
+// elements and markers. Every formulation takes `const Model&`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/joints.hpp"
+#include "loopdyn/mechanism.hpp"
+
+namespace loopdyn {
+
+/// A joint of the spanning tree or a loop-closing joint, resolved to model body indices.
+struct ModelJoint {
+  std::string name;
+  Joint joint;
+  int parent = -1;                 ///< model body index, -1 = ground
+  int child = -1;                  ///< model body index (for a cut joint, may be -1 = ground)
+  Transform parent_frame;          ///< joint frame in the parent body frame
+  Transform child_frame;           ///< joint frame in the child body frame
+  bool child_frame_identity = true;
+  std::string where;
+};
+
+struct ModelMarker {
+  std::string name;
+  int body = -1;
+  Vec3 point = Vec3::Zero();
+};
+
+/// Force element resolved to indices. Kinds mirror mechanism.hpp's *Spec types.
+struct ModelForce {
+  enum class Kind { joint_spring_damper, point_spring_damper, joint_force, body_force, body_torque };
+  Kind kind;
+  int joint = -1;                    ///< tree joint = body index (joint elements)
+  int body1 = -1, body2 = -1;        ///< body indices, -1 = ground
+  Vec3 point1 = Vec3::Zero(), point2 = Vec3::Zero();
+  Vec3 vector = Vec3::Zero();        ///< force or torque (world frame)
+  VecX value;                        ///< joint_force values (nv of the joint)
+  double stiffness = 0.0, damping = 0.0, rest = 0.0;
+};
+
+struct Model {
+  std::string name;
+  Vec3 gravity = Vec3::Zero();
+
+  // Topology and bodies, depth-first order (parent[i] < i).
+  int nbodies = 0;
+  std::vector<std::string> body_name;   ///< (nbodies)
+  std::vector<int> parent;              ///< (nbodies) parent body, -1 = ground
+  std::vector<int> subtree_size;        ///< (nbodies) bodies in the subtree rooted at i, i included
+  std::vector<Mat6> inertia;            ///< (nbodies) spatial inertia about the body frame origin
+  std::vector<double> mass;             ///< (nbodies)
+  std::vector<Vec3> com;                ///< (nbodies) centre of mass in the body frame
+  std::vector<int> mechanism_body;      ///< (nbodies) index in Mechanism::bodies
+
+  // Tree joints: joint i connects parent[i] to body i.
+  std::vector<ModelJoint> joints;       ///< (nbodies)
+  std::vector<int> q_index, v_index;    ///< (nbodies) first coordinate / speed of joint i
+  std::vector<int> nq_joint, nv_joint;  ///< (nbodies)
+  int nq = 0, nv = 0;
+  std::vector<int> v_body;              ///< (nv) body whose joint owns speed k
+
+  // Loop-closing joints (cut-edges of the joint graph), in mechanism order.
+  std::vector<ModelJoint> loop_joints;
+
+  std::vector<ModelMarker> markers;
+  std::vector<ModelForce> forces;
+  std::vector<ForceCallback> callbacks;
+
+  VecX q0, u0;                          ///< (nq), (nv) initial state from the mechanism
+
+  /// Degrees of freedom by the Grübler–Kutzbach count: 6·nbodies − Σ over all joints (tree and
+  /// loop-closing) of (6 − joint dof). Ignores redundancy and special geometry.
+  int dof_gruebler = 0;
+
+  static Model build(const Mechanism& mechanism);
+
+  bool has_loops() const { return !loop_joints.empty(); }
+  int body_index(std::string_view name) const;   ///< -1 for ground; throws ModelError if unknown
+  int joint_index(std::string_view name) const;  ///< tree joint (= its child body); throws if unknown
+
+  /// Neutral coordinates (identity quaternions, zeros).
+  VecX neutral_q() const;
+  /// q̇ from (q, u) for every joint (quaternion rates for spherical and free joints).
+  void qdot(const VecX& q, const VecX& u, Eigen::Ref<VecX> qd) const;
+  /// Re-normalizes every quaternion in q.
+  void normalize(Eigen::Ref<VecX> q) const;
+  /// Column names of q and u in CSV order: q.<joint>[.<i>] ... then u.<joint>[.<i>].
+  std::vector<std::string> coordinate_names() const;
+};
+
+}  // namespace loopdyn
