@@ -54,7 +54,7 @@ class IntegrationError : public std::runtime_error {
 
 /// Integrates from (t0, x0) and calls output(t, x) at every time of t_out (sorted, >= t0).
 /// Fixed-step methods shorten the step that would pass an output time so that it lands on it;
-/// dopri5 reports output times by dense output (5th order continuous extension) without
+/// dopri5 reports output times by dense output (Hairer's 4th-order continuous extension) without
 /// shortening its steps. Returns the work done.
 IntegrationStats integrate(OdeSystem& system, const IntegratorSettings& settings, double t0, const VecX& x0,
                            const std::vector<double>& t_out,

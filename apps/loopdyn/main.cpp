@@ -1,0 +1,156 @@
+// loopdyn command-line tool: simulate a mechanism, describe it.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/io/csv.hpp"
+#include "loopdyn/io/model_file.hpp"
+#include "loopdyn/loops.hpp"
+#include "loopdyn/simulator.hpp"
+
+namespace {
+
+using namespace loopdyn;
+
+struct SimulateOptions {
+  std::string model, method = "tree", integrator = "rk4", out = "trajectory.csv";
+  double dt = 1e-3, t_end = 10.0, rtol = 1e-8, atol = 1e-10, output_dt = 0.01;
+};
+
+// A one-line progress bar on stderr, drawn only when stderr is a terminal.
+class ProgressBar {
+ public:
+  explicit ProgressBar(double t_end) : t_end_(t_end), enabled_(isatty(STDERR_FILENO) != 0) {}
+  void operator()(double t) {
+    if (!enabled_) return;
+    const int width = 40, filled = t_end_ > 0 ? static_cast<int>(width * t / t_end_) : width;
+    std::fprintf(stderr, "\r[%-*s] t = %.3f / %.3f", width, std::string(filled, '#').c_str(), t, t_end_);
+    if (t >= t_end_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  double t_end_;
+  bool enabled_;
+};
+
+int simulate(const SimulateOptions& o) {
+  const Model model = Model::build(load_mechanism(o.model));
+  auto formulation = make_formulation(o.method, model);
+  SimulationSettings settings;
+  const auto kind = parse_integrator(o.integrator);
+  if (!kind) throw std::invalid_argument("unknown integrator '" + o.integrator + "' (known: rk2, rk4, dopri5)");
+  settings.integrator.kind = *kind;
+  settings.integrator.dt = o.dt;
+  settings.integrator.rtol = o.rtol;
+  settings.integrator.atol = o.atol;
+  settings.t_end = o.t_end;
+  settings.output_dt = o.output_dt;
+  Simulator sim(model, *formulation, settings);
+  ProgressBar bar(o.t_end);
+  const auto start = std::chrono::steady_clock::now();
+  const Trajectory traj = sim.run(model.q0, model.u0, std::ref(bar));
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  write_csv(o.out, traj);
+  const double e0 = traj.at(0, "energy"), e1 = traj.at(traj.rows.size() - 1, "energy");
+  std::printf("model       %s (%d bodies, nq = %d, nv = %d, %zu loop-closing joints)\n", model.name.c_str(),
+              model.nbodies, model.nq, model.nv, model.loop_joints.size());
+  std::printf("method      %s, integrator %s\n", o.method.c_str(), o.integrator.c_str());
+  std::printf("simulated   %g s in %.3f s wall: %ld steps (%ld rejected), %ld evaluations\n", o.t_end, wall,
+              traj.stats.steps_accepted, traj.stats.steps_rejected, traj.stats.rhs_evaluations);
+  std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
+              (e1 - e0) / std::max(std::abs(e0), 1e-300));
+  std::printf("wrote       %s (%zu rows x %zu columns)\n", o.out.c_str(), traj.rows.size(), traj.columns.size());
+  return 0;
+}
+
+nlohmann::json describe(const Model& model) {
+  using nlohmann::json;
+  auto body_label = [&](int b) { return b < 0 ? std::string(ground_name) : model.body_name[b]; };
+  json bodies = json::array(), joints = json::array(), loops = json::array();
+  for (int i = 0; i < model.nbodies; ++i) {
+    bodies.push_back({{"name", model.body_name[i]}, {"mass", model.mass[i]}, {"parent", body_label(model.parent[i])}});
+    const ModelJoint& j = model.joints[i];
+    joints.push_back({{"name", j.name}, {"type", joint_type_name(j.joint)}, {"parent", body_label(j.parent)},
+                      {"child", body_label(j.child)}, {"nq", model.nq_joint[i]}, {"nv", model.nv_joint[i]}});
+  }
+  for (const ModelJoint& j : model.loop_joints)
+    loops.push_back({{"name", j.name}, {"type", joint_type_name(j.joint)}, {"parent", body_label(j.parent)},
+                     {"child", body_label(j.child)}, {"constraint_rows", loop_rows(j)}});
+  const RankInfo rank = loop_rank(model, model.q0);
+  return {{"name", model.name},
+          {"bodies", bodies},
+          {"tree_joints", joints},
+          {"loop_joints", loops},
+          {"nq", model.nq},
+          {"nv", model.nv},
+          {"loop_constraint_rows", loop_rows(model)},
+          {"loop_jacobian_rank", rank.rank},
+          {"dof_gruebler", model.dof_gruebler},
+          {"dof_rank", rank.dof},
+          {"markers", model.markers.size()},
+          {"force_elements", model.forces.size()}};
+}
+
+int info(const std::string& path, bool as_json) {
+  const nlohmann::json d = describe(Model::build(load_mechanism(path)));
+  if (as_json) {
+    std::cout << d.dump(2) << '\n';
+    return 0;
+  }
+  std::cout << "model " << d["name"].get<std::string>() << "\n  bodies (" << d["bodies"].size() << "):\n";
+  for (const auto& j : d["tree_joints"])
+    std::cout << "    " << j["child"].get<std::string>() << " <- " << j["parent"].get<std::string>() << " by "
+              << j["type"].get<std::string>() << " joint '" << j["name"].get<std::string>() << "' (nq " << j["nq"]
+              << ", nv " << j["nv"] << ")\n";
+  std::cout << "  loop-closing joints (" << d["loop_joints"].size() << "):\n";
+  for (const auto& j : d["loop_joints"])
+    std::cout << "    '" << j["name"].get<std::string>() << "' " << j["type"].get<std::string>() << " between "
+              << j["parent"].get<std::string>() << " and " << j["child"].get<std::string>() << " ("
+              << j["constraint_rows"] << " constraint rows)\n";
+  std::cout << "  nq = " << d["nq"] << ", nv = " << d["nv"] << "\n  DOF (Gruebler-Kutzbach) = " << d["dof_gruebler"]
+            << "\n  DOF (nv - rank of loop Jacobian at the initial state) = " << d["dof_rank"] << " (rank "
+            << d["loop_jacobian_rank"] << " of " << d["loop_constraint_rows"] << " rows)\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"loopdyn: forward dynamics of multibody systems with closed kinematic loops"};
+  app.require_subcommand(1);
+
+  SimulateOptions sim;
+  CLI::App* cmd_sim = app.add_subcommand("simulate", "integrate a mechanism and write its trajectory as CSV");
+  cmd_sim->add_option("model", sim.model, "model file (YAML)")->required();
+  std::string methods;
+  for (auto n : formulation_names()) methods += (methods.empty() ? "" : ", ") + std::string(n);
+  cmd_sim->add_option("--method", sim.method, "formulation: " + methods)->capture_default_str();
+  cmd_sim->add_option("--integrator", sim.integrator, "rk2, rk4 or dopri5")->capture_default_str();
+  cmd_sim->add_option("--dt", sim.dt, "fixed step (rk2, rk4); initial step (dopri5)")->capture_default_str();
+  cmd_sim->add_option("--t-end", sim.t_end, "final time [s]")->capture_default_str();
+  cmd_sim->add_option("--rtol", sim.rtol, "relative tolerance (dopri5)")->capture_default_str();
+  cmd_sim->add_option("--atol", sim.atol, "absolute tolerance (dopri5)")->capture_default_str();
+  cmd_sim->add_option("--output-dt", sim.output_dt, "interval between output rows [s]")->capture_default_str();
+  cmd_sim->add_option("--out", sim.out, "trajectory CSV file")->capture_default_str();
+
+  std::string info_model;
+  bool info_json = false;
+  CLI::App* cmd_info = app.add_subcommand("info", "describe a mechanism: bodies, joints, loops, DOF");
+  cmd_info->add_option("model", info_model, "model file (YAML)")->required();
+  cmd_info->add_flag("--json", info_json, "print JSON");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (cmd_sim->parsed()) return simulate(sim);
+    if (cmd_info->parsed()) return info(info_model, info_json);
+  } catch (const std::exception& e) {
+    std::cerr << "loopdyn: error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,24 @@
+// `tree`: forward dynamics of a mechanism without loops by the articulated-body algorithm,
+// O(n) (Featherstone Table 7.1; Jain 002 §6 for a tree of single bodies).
+#pragma once
+
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/tree_dynamics.hpp"
+
+namespace loopdyn {
+
+class TreeFormulation final : public Formulation {
+ public:
+  /// Throws ModelError if the model has loop-closing joints.
+  explicit TreeFormulation(const Model& model);
+  std::string_view name() const override { return "tree"; }
+  void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
+  const KinematicsData& kinematics() const override { return aba_.kin; }
+
+ private:
+  const Model& model_;
+  AbaData aba_;
+  ForceData forces_;
+};
+
+}  // namespace loopdyn

@@ -1,0 +1,55 @@
+// Simulator: ties a Model, a Formulation and an integrator, with state x = [q; u] (nq + nv), and
+// records a Trajectory at the output times.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/integrators.hpp"
+
+namespace loopdyn {
+
+struct SimulationSettings {
+  IntegratorSettings integrator;
+  double t_end = 10.0;
+  double output_dt = 0.01;  ///< rows at 0, output_dt, 2 output_dt, ... and t_end
+};
+
+/// Recorded rows: t, q.<joint>[.i], u.<joint>[.i], <marker>.x/.y/.z, energy.
+struct Trajectory {
+  std::vector<std::string> columns;
+  std::vector<VecX> rows;
+  IntegrationStats stats;
+  /// Index of a column; throws std::out_of_range if absent.
+  int column(std::string_view name) const;
+  /// Value of a column in a row.
+  double at(std::size_t row, std::string_view name) const { return rows.at(row)(column(name)); }
+};
+
+/// Output times 0, dt, 2 dt, ... up to and including t_end (t_end appended when not a multiple).
+std::vector<double> output_times(double t_end, double output_dt);
+
+class Simulator final : public OdeSystem {
+ public:
+  Simulator(const Model& model, Formulation& formulation, const SimulationSettings& settings);
+
+  /// Integrates from (q0, u0); progress(t) is called at every output time.
+  Trajectory run(const VecX& q0, const VecX& u0, const std::function<void(double)>& progress = {});
+
+  int size() const override { return model_.nq + model_.nv; }
+  void rhs(double t, const VecX& x, VecX& dx) override;
+  void post_step(double t, VecX& x) override;
+
+ private:
+  VecX row(double t, const VecX& x);
+
+  const Model& model_;
+  Formulation& formulation_;
+  SimulationSettings settings_;
+  KinematicsData output_kin_;
+  VecX q_, u_, udot_;
+};
+
+}  // namespace loopdyn

@@ -1,0 +1,34 @@
+#include "loopdyn/formulations/tree.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace loopdyn {
+
+namespace {
+const Model& require_tree(const Model& model) {
+  if (!model.has_loops()) return model;
+  std::ostringstream s;
+  s << "method 'tree' handles mechanisms without loops, but '" << model.name << "' has "
+    << model.loop_joints.size() << " loop-closing joint(s):";
+  for (const ModelJoint& lj : model.loop_joints) s << " '" << lj.name << "'";
+  s << "; choose a loop formulation (see `loopdyn simulate --help`)";
+  throw ModelError(s.str());
+}
+}  // namespace
+
+TreeFormulation::TreeFormulation(const Model& model) : model_(require_tree(model)), aba_(model), forces_(model) {}
+
+void TreeFormulation::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {
+  aba_factor(model_, aba_, q);
+  aba_velocity(model_, aba_, q, u);
+  evaluate_forces(model_, aba_.kin, t, q, u, forces_);
+  aba_solve(model_, aba_, forces_.applied.tau, &forces_.f_body, Bias::yes, udot);
+  if (!udot.allFinite()) {
+    std::ostringstream s;
+    s << "tree: non-finite acceleration at t = " << t << " (check the state and the applied forces)";
+    throw std::runtime_error(s.str());
+  }
+}
+
+}  // namespace loopdyn

@@ -1,0 +1,80 @@
+#include "loopdyn/simulator.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace loopdyn {
+
+int Trajectory::column(std::string_view name) const {
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    if (columns[k] == name) return static_cast<int>(k);
+  throw std::out_of_range("trajectory has no column '" + std::string(name) + "'");
+}
+
+std::vector<double> output_times(double t_end, double output_dt) {
+  if (!(t_end >= 0.0) || !std::isfinite(t_end)) throw std::invalid_argument("t_end must be finite and >= 0");
+  if (!(output_dt > 0.0) || !std::isfinite(output_dt)) throw std::invalid_argument("output_dt must be finite and > 0");
+  std::vector<double> t;
+  // k·dt rather than accumulated sums, so that times are exact multiples; t_end within 1e-9·dt
+  // of a multiple counts as that multiple.
+  const long n = static_cast<long>(std::floor(t_end / output_dt + 1e-9));
+  for (long k = 0; k <= n; ++k) t.push_back(std::min(k * output_dt, t_end));
+  if (t_end - t.back() > 1e-9 * output_dt) t.push_back(t_end);
+  else t.back() = t_end;
+  return t;
+}
+
+Simulator::Simulator(const Model& model, Formulation& formulation, const SimulationSettings& settings)
+    : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), q_(model.nq),
+      u_(model.nv), udot_(model.nv) {}
+
+void Simulator::rhs(double t, const VecX& x, VecX& dx) {
+  // ẋ = [q̇(q, u); u̇] with u̇ from the formulation.
+  q_ = x.head(model_.nq);
+  u_ = x.tail(model_.nv);
+  formulation_.accelerations(t, q_, u_, udot_);
+  model_.qdot(q_, u_, dx.head(model_.nq));
+  dx.tail(model_.nv) = udot_;
+}
+
+void Simulator::post_step(double, VecX& x) { model_.normalize(x.head(model_.nq)); }
+
+VecX Simulator::row(double t, const VecX& x) {
+  const VecX q = x.head(model_.nq), u = x.tail(model_.nv);
+  update_positions(model_, output_kin_, q);
+  update_velocities(model_, output_kin_, q, u);
+  VecX r(1 + x.size() + 3 * model_.markers.size() + 1);
+  r(0) = t;
+  r.segment(1, x.size()) = x;
+  Eigen::Index k = 1 + x.size();
+  for (const ModelMarker& m : model_.markers) {
+    r.segment<3>(k) = point_position(output_kin_, m.body, m.point);
+    k += 3;
+  }
+  r(k) = energy(model_, output_kin_, q).total();
+  return r;
+}
+
+Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<void(double)>& progress) {
+  if (q0.size() != model_.nq || u0.size() != model_.nv)
+    throw std::invalid_argument("initial state has the wrong size (nq = " + std::to_string(model_.nq) +
+                                ", nv = " + std::to_string(model_.nv) + ")");
+  Trajectory traj;
+  traj.columns.push_back("t");
+  for (const std::string& n : model_.coordinate_names()) traj.columns.push_back(n);
+  for (const ModelMarker& m : model_.markers)
+    for (const char* axis : {".x", ".y", ".z"}) traj.columns.push_back(m.name + axis);
+  traj.columns.push_back("energy");
+
+  VecX x0(size());
+  x0 << q0, u0;
+  model_.normalize(x0.head(model_.nq));
+  const std::vector<double> times = output_times(settings_.t_end, settings_.output_dt);
+  traj.stats = integrate(*this, settings_.integrator, 0.0, x0, times, [&](double t, const VecX& x) {
+    traj.rows.push_back(row(t, x));
+    if (progress) progress(t);
+  });
+  return traj;
+}
+
+}  // namespace loopdyn
