@@ -1,0 +1,416 @@
+// YAML model file reader (format: docs/model-format.md).
+//
+// The reader checks syntax and shape only: YAML well-formedness, known keys, required keys,
+// value types, vector lengths and joint coordinate counts. Semantic checks (mass sign, inertia
+// validity, names, axes, connectivity) belong to Model::build, which reports them at the `where`
+// location ("file:line") stored in every spec.
+#include "loopdyn/io/model_file.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "loopdyn/joints.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+using Keys = std::initializer_list<std::string_view>;
+
+/// Coordinate counts and layouts of one joint type, as the model file spells them.
+struct JointShape {
+  JointType type;
+  int nq, nv;
+  std::string_view q_layout, u_layout;
+  bool has_axis, has_axis2;
+};
+
+constexpr std::array<JointShape, 8> joint_shapes{{
+    {JointType::revolute, Revolute::nq, Revolute::nv, "[angle]", "[rate]", true, false},
+    {JointType::prismatic, Prismatic::nq, Prismatic::nv, "[d]", "[rate]", true, false},
+    {JointType::cylindrical, Cylindrical::nq, Cylindrical::nv, "[d, angle]", "[d rate, angle rate]", true, false},
+    {JointType::universal, Universal::nq, Universal::nv, "[a1, a2]", "[a1 rate, a2 rate]", true, true},
+    {JointType::spherical, Spherical::nq, Spherical::nv, "[w, x, y, z]", "[wx, wy, wz]", false, false},
+    {JointType::planar, Planar::nq, Planar::nv, "[x, y, theta]", "[x rate, y rate, theta rate]", false, false},
+    {JointType::free, Free::nq, Free::nv, "[x, y, z, w, qx, qy, qz]", "[vx, vy, vz, wx, wy, wz]", false, false},
+    {JointType::fixed, Fixed::nq, Fixed::nv, "[]", "[]", false, false},
+}};
+
+const JointShape& shape_of(JointType type) {
+  for (const auto& s : joint_shapes)
+    if (s.type == type) return s;
+  return joint_shapes.back();  // unreachable: every JointType is listed
+}
+
+std::string joint_type_list() {
+  std::string out;
+  for (const auto& s : joint_shapes) out += (out.empty() ? "" : ", ") + std::string(to_string(s.type));
+  return out;
+}
+
+constexpr std::string_view force_type_list =
+    "joint_spring_damper, point_spring_damper, joint_force, body_force, body_torque";
+
+std::string join(Keys keys) {
+  std::string out;
+  for (const auto k : keys) {
+    if (!out.empty()) out += ", ";
+    out += k;
+  }
+  return out;
+}
+
+bool contains(Keys keys, std::string_view key) {
+  for (const auto k : keys)
+    if (k == key) return true;
+  return false;
+}
+
+std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+std::string count_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " number" : " numbers"); }
+
+/// Reads the scalar value of `key` in a mapping without any checks; empty when unavailable.
+std::optional<std::string> peek_scalar(const YAML::Node& map, std::string_view key) {
+  if (!map.IsMap()) return std::nullopt;
+  const YAML::Node value = map[std::string(key)];
+  if (!value.IsDefined() || !value.IsScalar()) return std::nullopt;
+  return value.Scalar();
+}
+
+/// Converts YAML nodes into values, reporting problems as ModelError "source:line: problem".
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  Mechanism parse(const std::string& text) const;
+
+  std::string where(const YAML::Node& node) const { return where(node.Mark()); }
+  std::string where(const YAML::Mark& mark) const { return source_ + ":" + std::to_string(std::max(mark.line, 0) + 1); }
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& problem) const { fail(at.Mark(), problem); }
+  [[noreturn]] void fail(const YAML::Mark& at, const std::string& problem) const {
+    throw ModelError(where(at) + ": " + problem);
+  }
+
+  // Value conversions; `what` names the value in messages ("'mass' of body 'b'").
+  std::string to_text(const YAML::Node& node, const std::string& what) const;
+  double to_number(const YAML::Node& node, const std::string& what) const;
+  std::vector<double> to_numbers(const YAML::Node& node, const std::string& what, bool allow_scalar) const;
+  std::vector<double> to_numbers(const YAML::Node& node, const std::string& what, std::size_t count,
+                                 std::string_view layout, bool allow_scalar) const;
+  Vec3 to_vec3(const YAML::Node& node, const std::string& what) const;
+  bool to_flag(const YAML::Node& node, const std::string& what) const;
+  Transform to_frame(const YAML::Node& node, const std::string& what) const;
+  Mat3 to_inertia(const YAML::Node& node, const std::string& what) const;
+
+ private:
+  /// Calls `item(node, index)` for every element of the top-level list `key` (absent or empty = none).
+  template <class F>
+  void for_each_item(const YAML::Node& root, std::string_view key, F&& item) const;
+
+  BodySpec body(const YAML::Node& node, int index) const;
+  JointSpec joint(const YAML::Node& node, int index) const;
+  MarkerSpec marker(const YAML::Node& node, int index) const;
+  ForceSpec force(const YAML::Node& node, int index) const;
+
+  std::string source_;
+};
+
+/// A YAML mapping being read: checks that it is a mapping, rejects unknown and duplicate keys and
+/// hands out its fields by name, naming itself (`label`, e.g. "body 'link1'") in messages.
+class MapReader {
+ public:
+  MapReader(const Parser& parser, const YAML::Node& node, std::string label)
+      : parser_(parser), node_(node), label_(std::move(label)) {
+    if (!node.IsMap()) parser.fail(node, label_ + " must be a mapping of keys to values");
+  }
+
+  /// Renames the map after its `name` field when it has a plain one ("body #2" -> "body 'arm'").
+  void name_by(std::string_view kind) {
+    if (const auto name = peek_scalar(node_, "name")) label_ = std::string(kind) + " " + in_quotes(*name);
+  }
+
+  /// Fails on the first key not in `allowed`, given twice, or without a value (unless it is one of
+  /// `may_be_empty`). An empty value is reported here, at its key: yaml-cpp places it at the next token.
+  void allow(Keys allowed, Keys may_be_empty = {}) const {
+    std::set<std::string> seen;
+    for (const auto& entry : node_) {
+      const YAML::Node& key = entry.first;
+      if (!key.IsScalar()) parser_.fail(key, "keys of " + label_ + " must be plain names");
+      const std::string& k = key.Scalar();
+      if (!contains(allowed, k))
+        parser_.fail(key,
+                     "unknown key " + in_quotes(k) + " in " + label_ + " (expected one of: " + join(allowed) + ")");
+      if (!seen.insert(k).second) parser_.fail(key, "duplicate key " + in_quotes(k) + " in " + label_);
+      if (entry.second.IsNull() && !contains(may_be_empty, k)) parser_.fail(key, field(k) + " has no value");
+    }
+  }
+
+  const std::string& label() const { return label_; }
+  std::string field(std::string_view key) const { return in_quotes(key) + " of " + label_; }
+
+  YAML::Node optional(std::string_view key) const { return node_[std::string(key)]; }
+  YAML::Node required(std::string_view key) const {
+    YAML::Node value = optional(key);
+    if (!value.IsDefined()) parser_.fail(node_, label_ + " is missing required key " + in_quotes(key));
+    return value;
+  }
+
+  std::string text(std::string_view key) const { return parser_.to_text(required(key), field(key)); }
+  double number(std::string_view key) const { return parser_.to_number(required(key), field(key)); }
+  double number(std::string_view key, double fallback) const {
+    const YAML::Node v = optional(key);
+    return v.IsDefined() ? parser_.to_number(v, field(key)) : fallback;
+  }
+  Vec3 vec3(std::string_view key) const { return parser_.to_vec3(required(key), field(key)); }
+  Vec3 vec3(std::string_view key, const Vec3& fallback) const {
+    const YAML::Node v = optional(key);
+    return v.IsDefined() ? parser_.to_vec3(v, field(key)) : fallback;
+  }
+  bool flag(std::string_view key, bool fallback) const {
+    const YAML::Node v = optional(key);
+    return v.IsDefined() ? parser_.to_flag(v, field(key)) : fallback;
+  }
+  Transform frame(std::string_view key) const {
+    const YAML::Node v = optional(key);
+    return v.IsDefined() ? parser_.to_frame(v, field(key)) : Transform{};
+  }
+
+ private:
+  const Parser& parser_;
+  YAML::Node node_;
+  std::string label_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Value conversions
+
+std::string Parser::to_text(const YAML::Node& node, const std::string& what) const {
+  if (!node.IsScalar()) fail(node, what + " must be a plain text value");
+  return node.Scalar();
+}
+
+double Parser::to_number(const YAML::Node& node, const std::string& what) const {
+  if (node.IsNull()) fail(node, what + " must be a number, got an empty value");
+  if (!node.IsScalar()) fail(node, what + " must be a number, got a " + (node.IsSequence() ? "list" : "mapping"));
+  double value = 0.0;
+  if (!YAML::convert<double>::decode(node, value))
+    fail(node, what + " must be a number, got " + in_quotes(node.Scalar()));
+  if (!std::isfinite(value)) fail(node, what + " must be a finite number, got " + in_quotes(node.Scalar()));
+  return value;
+}
+
+std::vector<double> Parser::to_numbers(const YAML::Node& node, const std::string& what, bool allow_scalar) const {
+  if (allow_scalar && node.IsScalar()) return {to_number(node, what)};
+  if (!node.IsSequence()) fail(node, what + " must be a list of numbers ([a, b, ...])");
+  std::vector<double> values;
+  for (std::size_t k = 0; k < node.size(); ++k)
+    values.push_back(to_number(node[k], what + " (element " + std::to_string(k + 1) + ")"));
+  return values;
+}
+
+std::vector<double> Parser::to_numbers(const YAML::Node& node, const std::string& what, std::size_t count,
+                                       std::string_view layout, bool allow_scalar) const {
+  if (node.IsScalar() && !allow_scalar)
+    fail(node, what + " must be a list of " + count_text(count) + " " + std::string(layout) + ", got a single value");
+  std::vector<double> values = to_numbers(node, what, allow_scalar);
+  if (values.size() != count)
+    fail(node, what + " must have " + count_text(count) + " " + std::string(layout) + ", got " +
+                   std::to_string(values.size()));
+  return values;
+}
+
+Vec3 Parser::to_vec3(const YAML::Node& node, const std::string& what) const {
+  const std::vector<double> v = to_numbers(node, what, 3, "[x, y, z]", false);
+  return Vec3(v[0], v[1], v[2]);
+}
+
+bool Parser::to_flag(const YAML::Node& node, const std::string& what) const {
+  bool value = false;
+  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) fail(node, what + " must be true or false");
+  return value;
+}
+
+Transform Parser::to_frame(const YAML::Node& node, const std::string& what) const {
+  const MapReader m(*this, node, what);
+  m.allow({"xyz", "rpy"});
+  return {rpy_rotation(m.vec3("rpy", Vec3::Zero())), m.vec3("xyz", Vec3::Zero())};
+}
+
+// [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]: plain tensor components (I(0,1) = Ixy).
+Mat3 Parser::to_inertia(const YAML::Node& node, const std::string& what) const {
+  const std::vector<double> v = to_numbers(node, what, false);
+  if (v.size() != 3 && v.size() != 6)
+    fail(node, what + " must have 3 numbers [Ixx, Iyy, Izz] or 6 numbers [Ixx, Iyy, Izz, Ixy, Ixz, Iyz], got " +
+                   std::to_string(v.size()));
+  const double xy = v.size() == 6 ? v[3] : 0.0, xz = v.size() == 6 ? v[4] : 0.0, yz = v.size() == 6 ? v[5] : 0.0;
+  Mat3 I;
+  I << v[0], xy, xz, xy, v[1], yz, xz, yz, v[2];
+  return I;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Items
+
+BodySpec Parser::body(const YAML::Node& node, int index) const {
+  MapReader m(*this, node, "body #" + std::to_string(index + 1));
+  m.name_by("body");
+  m.allow({"name", "mass", "com", "inertia"});
+  BodySpec b;
+  b.name = m.text("name");
+  b.mass = m.number("mass");
+  b.com = m.vec3("com", Vec3::Zero());
+  b.inertia = to_inertia(m.required("inertia"), m.field("inertia"));
+  b.where = where(node);
+  return b;
+}
+
+JointSpec Parser::joint(const YAML::Node& node, int index) const {
+  MapReader m(*this, node, "joint #" + std::to_string(index + 1));
+  m.name_by("joint");
+  m.allow({"name", "type", "parent", "child", "parent_frame", "child_frame", "axis", "axis2", "q", "u", "cut"});
+  JointSpec j;
+  j.name = m.text("name");
+  const YAML::Node type_node = m.required("type");
+  const std::string type_name = to_text(type_node, m.field("type"));
+  const auto type = parse_joint_type(type_name);
+  if (!type)
+    fail(type_node, "unknown joint type " + in_quotes(type_name) + " in " + m.label() +
+                        " (expected one of: " + joint_type_list() + ")");
+  j.type = *type;
+  const JointShape& shape = shape_of(j.type);
+  j.parent = m.text("parent");
+  j.child = m.text("child");
+  j.parent_frame = m.frame("parent_frame");
+  j.child_frame = m.frame("child_frame");
+  struct AxisKey {
+    const char* key;
+    bool applies;
+    const char* users;
+  };
+  for (const AxisKey& a : {AxisKey{"axis", shape.has_axis, "revolute, prismatic, cylindrical and universal joints"},
+                           AxisKey{"axis2", shape.has_axis2, "universal joints only"}}) {
+    const YAML::Node v = m.optional(a.key);
+    if (v.IsDefined() && !a.applies)
+      fail(v, in_quotes(a.key) + " does not apply to " + type_name + " " + m.label() + " (it is for " + a.users + ")");
+  }
+  j.axis = m.vec3("axis", j.axis);
+  j.axis2 = m.vec3("axis2", j.axis2);
+  const bool one_q = shape.nq == 1, one_u = shape.nv == 1;
+  if (const YAML::Node q = m.optional("q"); q.IsDefined())
+    j.q = to_numbers(q, m.field("q") + " (" + type_name + ")", shape.nq, shape.q_layout, one_q);
+  if (const YAML::Node u = m.optional("u"); u.IsDefined())
+    j.u = to_numbers(u, m.field("u") + " (" + type_name + ")", shape.nv, shape.u_layout, one_u);
+  j.cut = m.flag("cut", false);
+  j.where = where(node);
+  return j;
+}
+
+MarkerSpec Parser::marker(const YAML::Node& node, int index) const {
+  MapReader m(*this, node, "marker #" + std::to_string(index + 1));
+  m.name_by("marker");
+  m.allow({"name", "body", "xyz"});
+  MarkerSpec mk;
+  mk.name = m.text("name");
+  mk.body = m.text("body");
+  mk.point = m.vec3("xyz", Vec3::Zero());
+  mk.where = where(node);
+  return mk;
+}
+
+ForceSpec Parser::force(const YAML::Node& node, int index) const {
+  const MapReader probe(*this, node, "force #" + std::to_string(index + 1));
+  const YAML::Node type_node = probe.required("type");
+  const std::string type = to_text(type_node, probe.field("type"));
+  const std::string& label = probe.label();
+  const MapReader m(*this, node, label + " (" + type + ")");
+  ForceSpec f;
+  if (type == "joint_spring_damper") {
+    m.allow({"type", "joint", "stiffness", "damping", "rest"});
+    f.element = JointSpringDamperSpec{m.text("joint"), m.number("stiffness", 0.0), m.number("damping", 0.0),
+                                      m.number("rest", 0.0)};
+  } else if (type == "point_spring_damper") {
+    m.allow({"type", "body1", "point1", "body2", "point2", "stiffness", "damping", "rest_length"});
+    f.element = PointSpringDamperSpec{m.text("body1"),
+                                      m.text("body2"),
+                                      m.vec3("point1", Vec3::Zero()),
+                                      m.vec3("point2", Vec3::Zero()),
+                                      m.number("stiffness", 0.0),
+                                      m.number("damping", 0.0),
+                                      m.number("rest_length", 0.0)};
+  } else if (type == "joint_force") {
+    m.allow({"type", "joint", "value"});
+    f.element = JointForceSpec{m.text("joint"), to_numbers(m.required("value"), m.field("value"), true)};
+  } else if (type == "body_force") {
+    m.allow({"type", "body", "point", "force"});
+    f.element = BodyForceSpec{m.text("body"), m.vec3("point", Vec3::Zero()), m.vec3("force")};
+  } else if (type == "body_torque") {
+    m.allow({"type", "body", "torque"});
+    f.element = BodyTorqueSpec{m.text("body"), m.vec3("torque")};
+  } else {
+    fail(type_node, "unknown force type " + in_quotes(type) + " in " + label +
+                        " (expected one of: " + std::string(force_type_list) + ")");
+  }
+  f.where = where(node);
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document
+
+template <class F>
+void Parser::for_each_item(const YAML::Node& root, std::string_view key, F&& item) const {
+  const YAML::Node list = root[std::string(key)];
+  if (!list.IsDefined() || list.IsNull()) return;
+  if (!list.IsSequence()) fail(list, in_quotes(key) + " must be a list (items starting with '- ')");
+  for (std::size_t k = 0; k < list.size(); ++k) item(list[k], static_cast<int>(k));
+}
+
+Mechanism Parser::parse(const std::string& text) const {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {  // ParserException and kin; all carry a mark
+    fail(e.mark, "malformed YAML: " + e.msg);
+  }
+  if (!root.IsDefined() || root.IsNull()) throw ModelError(source_ + ":1: model file is empty");
+  const MapReader top(*this, root, "the model file");
+  top.allow({"name", "gravity", "bodies", "joints", "markers", "forces"}, {"bodies", "joints", "markers", "forces"});
+
+  Mechanism mech;
+  if (top.optional("name").IsDefined()) mech.name = top.text("name");
+  mech.gravity = top.vec3("gravity", mech.gravity);
+  for_each_item(root, "bodies", [&](const YAML::Node& n, int k) { mech.bodies.push_back(body(n, k)); });
+  for_each_item(root, "joints", [&](const YAML::Node& n, int k) { mech.joints.push_back(joint(n, k)); });
+  for_each_item(root, "markers", [&](const YAML::Node& n, int k) { mech.markers.push_back(marker(n, k)); });
+  for_each_item(root, "forces", [&](const YAML::Node& n, int k) { mech.forces.push_back(force(n, k)); });
+  return mech;
+}
+
+}  // namespace
+
+Mechanism parse_mechanism(const std::string& text, const std::string& source) { return Parser(source).parse(text); }
+
+Mechanism load_mechanism(const std::string& path) {
+  std::error_code ec;
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path, ec)) throw ModelError("cannot open model file '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ModelError("cannot read model file '" + path + "'");
+  return parse_mechanism(text.str(), path);
+}
+
+}  // namespace loopdyn

@@ -1,0 +1,163 @@
+// Model building: spanning tree, numbering, coordinate layout, loops, DOF, C++-builder errors.
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/loops.hpp"
+#include "test_support.hpp"
+
+namespace loopdyn {
+namespace {
+
+Mat3 rod_inertia(double m, double l) { return Vec3(m * l * l / 12, m * l * l / 12, 1e-4).asDiagonal(); }
+
+// Planar four-bar in the x-y plane: crank and rocker on ground, coupler between them; all revolute z.
+Mechanism four_bar(bool pin_cut) {
+  Mechanism m;
+  m.name = "four_bar";
+  for (const char* b : {"crank", "coupler", "rocker"}) m.add_body(b, 1.0, Vec3(0.5, 0, 0), rod_inertia(1.0, 1.0));
+  m.add_joint("A", JointType::revolute, "ground", "crank");
+  m.add_joint("B", JointType::revolute, "crank", "coupler", Transform::translation(Vec3(1, 0, 0)));
+  m.add_joint("D", JointType::revolute, "ground", "rocker", Transform::translation(Vec3(1, 0, 0)));
+  JointSpec& c = m.add_joint("C", JointType::revolute, "coupler", "rocker", Transform::translation(Vec3(1, 0, 0)),
+                             Transform::translation(Vec3(1, 0, 0)));
+  c.cut = pin_cut;
+  // Square at q = 0 is not closed; set a closed parallelogram: crank and rocker up, coupler flat.
+  m.joints[0].q = {M_PI / 2};
+  m.joints[1].q = {-M_PI / 2};
+  m.joints[2].q = {M_PI / 2};
+  return m;
+}
+
+TEST(Model, DepthFirstNumberingWithParentsFirst) {
+  const Model m = Model::build(test::random_tree(3, 20));
+  for (int i = 0; i < m.nbodies; ++i) {
+    EXPECT_LT(m.parent[i], i);
+    for (int k = i + 1; k < i + m.subtree_size[i]; ++k) {  // subtree is a contiguous range
+      int a = k;
+      while (a > i) a = m.parent[a];
+      EXPECT_EQ(a, i);
+    }
+  }
+  EXPECT_EQ(m.q_index.back() + m.nq_joint.back(), m.nq);
+  EXPECT_EQ(static_cast<int>(m.v_body.size()), m.nv);
+}
+
+TEST(Model, FourBarLoopFoundCountedAndRanked) {
+  for (bool pin : {true, false}) {
+    const Model m = Model::build(four_bar(pin));
+    ASSERT_EQ(m.loop_joints.size(), 1u);
+    EXPECT_EQ(m.loop_joints[0].name, "C");  // breadth-first reaches the rocker through D first
+    EXPECT_EQ(m.nv, 3);
+    // Grübler–Kutzbach in space: 6·3 − 4·5 = −2 (the planar loop's 3 redundant rows make it wrong).
+    EXPECT_EQ(m.dof_gruebler, -2);
+    EXPECT_EQ(loop_rows(m), 5);
+    const RankInfo r = loop_rank(m, m.q0);
+    EXPECT_EQ(r.rank, 2);
+    EXPECT_EQ(r.dof, 1);
+  }
+}
+
+TEST(Model, PinnedCutJointIsNotInTheTree) {
+  Mechanism mech = four_bar(false);
+  mech.joints[2].cut = true;  // cut D instead: the rocker then hangs from the coupler through C
+  const Model m = Model::build(mech);
+  ASSERT_EQ(m.loop_joints.size(), 1u);
+  EXPECT_EQ(m.loop_joints[0].name, "D");
+  EXPECT_EQ(m.joints[m.body_index("rocker")].name, "C");
+  EXPECT_EQ(loop_rank(m, m.q0).dof, 1);
+}
+
+TEST(Model, CoordinateNamesFollowTheCsvContract) {
+  Mechanism mech;
+  mech.add_body("a", 1, Vec3::Zero(), Mat3::Identity());
+  mech.add_body("b", 1, Vec3::Zero(), Mat3::Identity());
+  mech.add_joint("ball", JointType::spherical, "ground", "a");
+  mech.add_joint("hinge", JointType::revolute, "a", "b");
+  const Model m = Model::build(mech);
+  const std::vector<std::string> expected{"q.ball.0", "q.ball.1", "q.ball.2", "q.ball.3", "q.hinge",
+                                          "u.ball.0", "u.ball.1", "u.ball.2", "u.hinge"};
+  EXPECT_EQ(m.coordinate_names(), expected);
+}
+
+void expect_error(const Mechanism& mech, const std::vector<std::string>& words) {
+  try {
+    Model::build(mech);
+    ADD_FAILURE() << "expected ModelError containing '" << words.front() << "'";
+  } catch (const ModelError& e) {
+    for (const std::string& w : words) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what();
+  }
+}
+
+TEST(Model, BuilderErrorsNameThePlaceAndTheProblem) {
+  Mechanism base;
+  base.add_body("a", 1, Vec3::Zero(), Mat3::Identity());
+  base.add_joint("j", JointType::revolute, "ground", "a");
+
+  Mechanism m = base;
+  m.bodies[0].name = "ground";
+  m.joints[0].child = "ground";
+  expect_error(m, {"reserved"});
+  m = base;
+  m.add_joint("j", JointType::revolute, "ground", "a");
+  expect_error(m, {"duplicate joint name 'j'"});
+  m = base;
+  m.joints[0].type = JointType::universal;
+  m.joints[0].axis = Vec3::UnitX();
+  m.joints[0].axis2 = Vec3(1, 1, 0);
+  expect_error(m, {"joint 'j'", "perpendicular"});
+  m = base;
+  m.joints[0].parent = "a";
+  expect_error(m, {"joint 'j'", "same body"});
+  m = base;
+  m.joints[0].type = JointType::spherical;
+  m.joints[0].q = {1, 1, 0, 0};
+  expect_error(m, {"joint 'j'", "unit norm"});
+  m = base;
+  m.joints[0].q = {0.1, 0.2};
+  expect_error(m, {"joint 'j'", "'q' must have 1"});
+  m = base;
+  m.joints[0].u = {std::nan("")};
+  expect_error(m, {"joint 'j'", "not finite"});
+  m = base;
+  m.joints[0].where = "m.yaml:7";
+  m.joints[0].axis = Vec3::Zero();
+  expect_error(m, {"m.yaml:7: ", "joint 'j'", "axis"});
+  m = base;
+  m.add_joint("k", JointType::revolute, "b", "a");
+  expect_error(m, {"joint 'k'", "unknown body 'b'"});
+  m = base;
+  m.add_body("island", 1, Vec3::Zero(), Mat3::Identity());
+  expect_error(m, {"body 'island'", "not connected to ground"});
+  m = base;
+  m.forces.push_back({JointForceSpec{"j", {1.0, 2.0}}, "m.yaml:9"});
+  expect_error(m, {"m.yaml:9: ", "joint_force", "needs 1 values"});
+  m = base;
+  m.bodies[0].inertia = Vec3(1, 1, 3).asDiagonal();
+  expect_error(m, {"body 'a'", "triangle inequality"});
+  m = base;
+  m.bodies[0].mass = 0.0;
+  expect_error(m, {"body 'a'", "mass must be positive"});
+}
+
+TEST(Model, DegenerateButValidInertiasAreAccepted) {
+  for (const Mat3& I : {Mat3(Mat3::Zero()), Mat3(Vec3(0, 2, 2).asDiagonal())}) {  // point mass, slender rod
+    Mechanism m;
+    m.add_body("a", 1, Vec3(0.5, 0, 0), I);
+    m.add_joint("j", JointType::revolute, "ground", "a");
+    EXPECT_NO_THROW(Model::build(m));
+  }
+}
+
+TEST(Model, FormulationFactoryRejectsWhatItCannotRun) {
+  const Model loop = Model::build(four_bar(true));
+  try {
+    make_formulation("tree", loop);
+    ADD_FAILURE();
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("'C'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_formulation("no-such-method", loop), ModelError);
+  const Model tree = Model::build(test::random_tree(1, 3));
+  EXPECT_EQ(make_formulation("tree", tree)->name(), "tree");
+}
+
+}  // namespace
+}  // namespace loopdyn

@@ -1,0 +1,563 @@
+// Model file reader (src/io/model_file.cpp): bundled models, round trip of every field, and one
+// test per class of bad input (loader errors and, end to end, Model::build errors). Messages are
+// checked for the file name, the line and the key words of the problem, never as full strings.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <iterator>
+#include <string>
+
+#include "loopdyn/io/model_file.hpp"
+#include "loopdyn/model.hpp"
+
+namespace {
+
+using loopdyn::JointType;
+using loopdyn::Mat3;
+using loopdyn::Mechanism;
+using loopdyn::ModelError;
+using loopdyn::Vec3;
+
+const std::string models_dir = std::string(LOOPDYN_SOURCE_DIR) + "/models/";
+
+/// ModelError message of `action`, or "" when it throws nothing.
+template <class F>
+std::string error_of(F&& action) {
+  try {
+    action();
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string parse_error(const std::string& text) {
+  return error_of([&] { loopdyn::parse_mechanism(text, "t.yaml"); });
+}
+std::string build_error(const std::string& text) {
+  return error_of([&] { loopdyn::Model::build(loopdyn::parse_mechanism(text, "t.yaml")); });
+}
+
+/// Every part must occur in the message.
+void expect_parts(const std::string& message, std::initializer_list<std::string> parts) {
+  EXPECT_FALSE(message.empty()) << "no ModelError was thrown";
+  for (const auto& p : parts) EXPECT_NE(message.find(p), std::string::npos) << "'" << p << "' not in: " << message;
+}
+
+Mat3 rot_x(double a) {
+  return (Mat3() << 1, 0, 0, 0, std::cos(a), -std::sin(a), 0, std::sin(a), std::cos(a)).finished();
+}
+Mat3 rot_y(double a) {
+  return (Mat3() << std::cos(a), 0, std::sin(a), 0, 1, 0, -std::sin(a), 0, std::cos(a)).finished();
+}
+Mat3 rot_z(double a) {
+  return (Mat3() << std::cos(a), -std::sin(a), 0, std::sin(a), std::cos(a), 0, 0, 0, 1).finished();
+}
+
+template <class T>
+int count_forces(const Mechanism& m) {
+  int n = 0;
+  for (const auto& f : m.forces) n += std::holds_alternative<T>(f.element) ? 1 : 0;
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bundled models
+
+TEST(ModelFileBundled, DoublePendulum) {
+  const Mechanism m = loopdyn::load_mechanism(models_dir + "double_pendulum.yaml");
+  EXPECT_EQ(m.name, "double_pendulum");
+  ASSERT_EQ(m.bodies.size(), 2u);
+  ASSERT_EQ(m.joints.size(), 2u);
+  EXPECT_EQ(m.markers.size(), 2u);
+  EXPECT_EQ(m.forces.size(), 2u);
+  EXPECT_TRUE(m.gravity.isApprox(Vec3(0, -9.81, 0)));
+  // Paper data: m1 = 5, m2 = 7, J1 = 10, J2 = 20, theta1 = 0.524, theta2 = 0.785 (absolute).
+  EXPECT_DOUBLE_EQ(m.bodies[0].mass, 5.0);
+  EXPECT_DOUBLE_EQ(m.bodies[1].mass, 7.0);
+  EXPECT_DOUBLE_EQ(m.bodies[0].inertia(2, 2), 10.0);
+  EXPECT_DOUBLE_EQ(m.bodies[1].inertia(2, 2), 20.0);
+  for (const auto& j : m.joints) EXPECT_EQ(j.type, JointType::revolute);
+  EXPECT_NEAR(m.joints[0].q.at(0), 0.524, 1e-12);
+  EXPECT_NEAR(m.joints[0].q.at(0) + m.joints[1].q.at(0), 0.785, 1e-12);
+  EXPECT_EQ(count_forces<loopdyn::BodyTorqueSpec>(m), 1);
+  EXPECT_EQ(count_forces<loopdyn::BodyForceSpec>(m), 1);
+  EXPECT_NE(m.bodies[0].where.find("double_pendulum.yaml:"), std::string::npos);
+
+  const loopdyn::Model model = loopdyn::Model::build(m);
+  EXPECT_EQ(model.nq, 2);
+  EXPECT_EQ(model.nv, 2);
+  EXPECT_FALSE(model.has_loops());
+}
+
+TEST(ModelFileBundled, Chain3dUsesEveryJointAndForceType) {
+  const Mechanism m = loopdyn::load_mechanism(models_dir + "chain3d_all_joints.yaml");
+  EXPECT_EQ(m.bodies.size(), 8u);
+  ASSERT_EQ(m.joints.size(), 8u);
+  EXPECT_GE(m.markers.size(), 1u);
+  for (JointType t : {JointType::revolute, JointType::prismatic, JointType::cylindrical, JointType::universal,
+                      JointType::spherical, JointType::planar, JointType::free, JointType::fixed}) {
+    int n = 0;
+    for (const auto& j : m.joints) n += j.type == t ? 1 : 0;
+    EXPECT_GE(n, 1) << loopdyn::to_string(t);
+  }
+  EXPECT_EQ(m.forces.size(), 5u);
+  EXPECT_EQ(count_forces<loopdyn::JointSpringDamperSpec>(m), 1);
+  EXPECT_EQ(count_forces<loopdyn::PointSpringDamperSpec>(m), 1);
+  EXPECT_EQ(count_forces<loopdyn::JointForceSpec>(m), 1);
+  EXPECT_EQ(count_forces<loopdyn::BodyForceSpec>(m), 1);
+  EXPECT_EQ(count_forces<loopdyn::BodyTorqueSpec>(m), 1);
+  int with_products = 0;
+  for (const auto& b : m.bodies) with_products += b.inertia(0, 1) != 0.0 ? 1 : 0;
+  EXPECT_GE(with_products, 4);
+
+  const loopdyn::Model model = loopdyn::Model::build(m);
+  EXPECT_EQ(model.nbodies, 8);
+  EXPECT_EQ(model.nq, 1 + 1 + 2 + 2 + 4 + 3 + 7 + 0);
+  EXPECT_EQ(model.nv, 1 + 1 + 2 + 2 + 3 + 3 + 6 + 0);
+  EXPECT_FALSE(model.has_loops());
+  EXPECT_GT(model.u0.norm(), 0.0);
+}
+
+TEST(ModelFileBundled, FreeTumblingBody) {
+  const Mechanism m = loopdyn::load_mechanism(models_dir + "free_tumbling_body.yaml");
+  ASSERT_EQ(m.bodies.size(), 1u);
+  ASSERT_EQ(m.joints.size(), 1u);
+  EXPECT_EQ(m.markers.size(), 1u);
+  EXPECT_TRUE(m.forces.empty());
+  EXPECT_EQ(m.gravity, Vec3::Zero());
+  EXPECT_EQ(m.joints[0].type, JointType::free);
+  EXPECT_EQ(m.joints[0].parent, "ground");
+  EXPECT_TRUE(m.bodies[0].inertia.isApprox(Vec3(1, 2, 3).asDiagonal().toDenseMatrix()));
+  // Spin mostly about the intermediate axis (y), small perturbation about x and z.
+  ASSERT_EQ(m.joints[0].u.size(), 6u);
+  EXPECT_GT(std::abs(m.joints[0].u[4]), 50.0 * std::abs(m.joints[0].u[3]));
+  EXPECT_GT(std::abs(m.joints[0].u[4]), 50.0 * std::abs(m.joints[0].u[5]));
+  EXPECT_NE(m.joints[0].u[3], 0.0);
+
+  const loopdyn::Model model = loopdyn::Model::build(m);
+  EXPECT_EQ(model.nq, 7);
+  EXPECT_EQ(model.nv, 6);
+}
+
+TEST(ModelFileBundled, DocumentationExampleParsesAndBuilds) {
+  const std::string doc_path = std::string(LOOPDYN_SOURCE_DIR) + "/docs/model-format.md";
+  std::ifstream in(doc_path);
+  ASSERT_TRUE(in) << doc_path;
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string fence = "```yaml\n";
+  const auto begin = doc.find(fence);
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = doc.find("```", begin + fence.size());
+  ASSERT_NE(end, std::string::npos);
+  const Mechanism m =
+      loopdyn::parse_mechanism(doc.substr(begin + fence.size(), end - begin - fence.size()), "model-format.md");
+  EXPECT_EQ(m.name, "four_bar");
+  EXPECT_EQ(m.forces.size(), 5u);
+  const loopdyn::Model model = loopdyn::Model::build(m);
+  EXPECT_EQ(model.nbodies, 3);
+  ASSERT_EQ(model.loop_joints.size(), 1u);
+  EXPECT_EQ(model.loop_joints[0].name, "closure");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round trip of every field type
+
+const std::string full_model = R"yaml(name: roundtrip
+gravity: [0.5, -1.0, -9.0]
+bodies:
+  - name: a
+    mass: 2.0
+    com: [0.1, 0.2, 0.3]
+    inertia: [1.0, 2.0, 2.5]
+  - name: b
+    mass: 1.5
+    inertia: [1.0, 2.0, 2.5, 0.1, -0.2, 0.3]
+joints:
+  - name: j1
+    type: revolute
+    parent: ground
+    child: a
+    parent_frame: {xyz: [1, 2, 3], rpy: [0.1, 0.2, 0.3]}
+    child_frame:
+      xyz: [0, 0, -0.5]
+      rpy: [0.0, 0.0, 1.5707963267948966]
+    axis: [0, 2, 0]
+    q: 0.25
+    u: -1.5
+  - name: j2
+    type: universal
+    parent: a
+    child: b
+    axis: [1, 0, 0]
+    axis2: [0, 0, 1]
+    q: [0.1, 0.2]
+    u: [0.3, 0.4]
+  - name: j3
+    type: spherical
+    parent: b
+    child: ground
+    cut: true
+    q: [1, 0, 0, 0]
+markers:
+  - name: m1
+    body: b
+    xyz: [0.1, 0.2, 0.3]
+  - name: origin
+    body: a
+forces:
+  - type: joint_spring_damper
+    joint: j1
+    stiffness: 10
+    damping: 0.5
+    rest: 0.1
+  - type: point_spring_damper
+    body1: b
+    point1: [0, 0, 0.1]
+    body2: ground
+    point2: [1, 0, 0]
+    stiffness: 20
+    damping: 1
+    rest_length: 0.4
+  - type: joint_force
+    joint: j2
+    value: [1.0, -2.0]
+  - type: joint_force
+    joint: j1
+    value: 3.0
+  - type: body_force
+    body: a
+    point: [0.5, 0, 0]
+    force: [0, 0, 5]
+  - type: body_torque
+    body: b
+    torque: [0, 1, 0]
+)yaml";
+
+TEST(ModelFileRoundTrip, TopLevelAndBodies) {
+  const Mechanism m = loopdyn::parse_mechanism(full_model, "t.yaml");
+  EXPECT_EQ(m.name, "roundtrip");
+  EXPECT_EQ(m.gravity, Vec3(0.5, -1.0, -9.0));
+  ASSERT_EQ(m.bodies.size(), 2u);
+  const auto& a = m.bodies[0];
+  EXPECT_EQ(a.name, "a");
+  EXPECT_EQ(a.mass, 2.0);
+  EXPECT_EQ(a.com, Vec3(0.1, 0.2, 0.3));
+  EXPECT_EQ(a.inertia, Vec3(1.0, 2.0, 2.5).asDiagonal().toDenseMatrix());
+  EXPECT_EQ(a.where, "t.yaml:4");
+  const auto& b = m.bodies[1];
+  EXPECT_EQ(b.com, Vec3::Zero());  // default
+  Mat3 Ib;
+  Ib << 1.0, 0.1, -0.2, 0.1, 2.0, 0.3, -0.2, 0.3, 2.5;  // plain tensor components
+  EXPECT_EQ(b.inertia, Ib);
+  EXPECT_EQ(b.where, "t.yaml:8");
+}
+
+TEST(ModelFileRoundTrip, Joints) {
+  const Mechanism m = loopdyn::parse_mechanism(full_model, "t.yaml");
+  ASSERT_EQ(m.joints.size(), 3u);
+  const auto& j1 = m.joints[0];
+  EXPECT_EQ(j1.name, "j1");
+  EXPECT_EQ(j1.type, JointType::revolute);
+  EXPECT_EQ(j1.parent, "ground");
+  EXPECT_EQ(j1.child, "a");
+  EXPECT_EQ(j1.parent_frame.p, Vec3(1, 2, 3));
+  // URDF rpy: R = Rz(yaw) Ry(pitch) Rx(roll), built here from elementary rotations.
+  EXPECT_TRUE(j1.parent_frame.R.isApprox(rot_z(0.3) * rot_y(0.2) * rot_x(0.1), 1e-14));
+  EXPECT_EQ(j1.child_frame.p, Vec3(0, 0, -0.5));
+  EXPECT_TRUE((j1.child_frame.R * Vec3::UnitX()).isApprox(Vec3::UnitY(), 1e-14));  // yaw 90 degrees
+  EXPECT_EQ(j1.axis, Vec3(0, 2, 0));           // stored as given; Model::build normalizes
+  EXPECT_EQ(j1.q, std::vector<double>{0.25});  // scalar accepted for 1-coordinate joints
+  EXPECT_EQ(j1.u, std::vector<double>{-1.5});
+  EXPECT_FALSE(j1.cut);
+  EXPECT_EQ(j1.where, "t.yaml:12");
+
+  const auto& j2 = m.joints[1];
+  EXPECT_EQ(j2.type, JointType::universal);
+  EXPECT_EQ(j2.axis, Vec3::UnitX());
+  EXPECT_EQ(j2.axis2, Vec3::UnitZ());
+  EXPECT_EQ(j2.q, (std::vector<double>{0.1, 0.2}));
+  EXPECT_EQ(j2.u, (std::vector<double>{0.3, 0.4}));
+  EXPECT_TRUE(j2.parent_frame.R.isIdentity(0.0));  // frames default to identity
+  EXPECT_TRUE(j2.child_frame.p.isZero(0.0));
+
+  const auto& j3 = m.joints[2];
+  EXPECT_EQ(j3.type, JointType::spherical);
+  EXPECT_EQ(j3.child, "ground");
+  EXPECT_TRUE(j3.cut);
+  EXPECT_EQ(j3.q, (std::vector<double>{1, 0, 0, 0}));
+  EXPECT_TRUE(j3.u.empty());  // default: zero speeds
+}
+
+TEST(ModelFileRoundTrip, MarkersAndForces) {
+  const Mechanism m = loopdyn::parse_mechanism(full_model, "t.yaml");
+  ASSERT_EQ(m.markers.size(), 2u);
+  EXPECT_EQ(m.markers[0].name, "m1");
+  EXPECT_EQ(m.markers[0].body, "b");
+  EXPECT_EQ(m.markers[0].point, Vec3(0.1, 0.2, 0.3));
+  EXPECT_EQ(m.markers[0].where, "t.yaml:38");
+  EXPECT_EQ(m.markers[1].point, Vec3::Zero());
+
+  ASSERT_EQ(m.forces.size(), 6u);
+  const auto& sd = std::get<loopdyn::JointSpringDamperSpec>(m.forces[0].element);
+  EXPECT_EQ(sd.joint, "j1");
+  EXPECT_EQ(sd.stiffness, 10.0);
+  EXPECT_EQ(sd.damping, 0.5);
+  EXPECT_EQ(sd.rest, 0.1);
+  EXPECT_EQ(m.forces[0].where, "t.yaml:44");
+
+  const auto& psd = std::get<loopdyn::PointSpringDamperSpec>(m.forces[1].element);
+  EXPECT_EQ(psd.body1, "b");
+  EXPECT_EQ(psd.point1, Vec3(0, 0, 0.1));
+  EXPECT_EQ(psd.body2, "ground");
+  EXPECT_EQ(psd.point2, Vec3(1, 0, 0));
+  EXPECT_EQ(psd.stiffness, 20.0);
+  EXPECT_EQ(psd.damping, 1.0);
+  EXPECT_EQ(psd.rest_length, 0.4);
+
+  const auto& jf = std::get<loopdyn::JointForceSpec>(m.forces[2].element);
+  EXPECT_EQ(jf.joint, "j2");
+  EXPECT_EQ(jf.value, (std::vector<double>{1.0, -2.0}));
+  EXPECT_EQ(std::get<loopdyn::JointForceSpec>(m.forces[3].element).value, std::vector<double>{3.0});
+
+  const auto& bf = std::get<loopdyn::BodyForceSpec>(m.forces[4].element);
+  EXPECT_EQ(bf.body, "a");
+  EXPECT_EQ(bf.point, Vec3(0.5, 0, 0));
+  EXPECT_EQ(bf.force, Vec3(0, 0, 5));
+
+  const auto& bt = std::get<loopdyn::BodyTorqueSpec>(m.forces[5].element);
+  EXPECT_EQ(bt.body, "b");
+  EXPECT_EQ(bt.torque, Vec3(0, 1, 0));
+}
+
+TEST(ModelFileRoundTrip, DefaultsForAMinimalFile) {
+  const Mechanism m = loopdyn::parse_mechanism(
+      "bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1]}\n"
+      "joints:\n  - {name: j, type: fixed, parent: ground, child: a}\n",
+      "t.yaml");
+  EXPECT_EQ(m.name, "mechanism");
+  EXPECT_EQ(m.gravity, Vec3(0, 0, -9.81));
+  EXPECT_TRUE(m.markers.empty());
+  EXPECT_TRUE(m.forces.empty());
+  EXPECT_TRUE(m.joints[0].q.empty());
+  EXPECT_EQ(m.joints[0].where, "t.yaml:4");
+}
+
+TEST(ModelFileRoundTrip, LoadMechanismUsesThePathAsSource) {
+  const std::string path = models_dir + "free_tumbling_body.yaml";
+  const Mechanism m = loopdyn::load_mechanism(path);
+  EXPECT_EQ(m.bodies[0].where.rfind(path + ":", 0), 0u) << m.bodies[0].where;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loader errors: file name, line, problem
+
+TEST(ModelFileErrors, MalformedYaml) {
+  expect_parts(parse_error("name: x\nbodies:\n  - name: a\n    mass: [1, 2\n  - name: b\n"), {"t.yaml:", "YAML"});
+  // A mapping key after a plain list item at the wrong indentation.
+  expect_parts(parse_error("name: x\ngravity: [0, 0, 0]\n  bad: 1\n"), {"t.yaml:3:", "malformed YAML"});
+}
+
+TEST(ModelFileErrors, EmptyFileOrNotAMapping) {
+  expect_parts(parse_error(""), {"t.yaml:1:", "empty"});
+  expect_parts(parse_error("- a\n- b\n"), {"t.yaml:1:", "mapping"});
+}
+
+TEST(ModelFileErrors, UnknownTopLevelKey) {
+  expect_parts(parse_error("name: x\nbodys: []\n"),
+               {"t.yaml:2:", "unknown key 'bodys'", "expected one of: name, gravity, bodies, joints, markers, forces"});
+}
+
+TEST(ModelFileErrors, MisspeltBodyKey) {
+  expect_parts(parse_error("bodies:\n  - name: link1\n    masss: 1\n    inertia: [1, 1, 1]\n"),
+               {"t.yaml:3:", "unknown key 'masss' in body 'link1'", "(expected one of: name, mass, com, inertia)"});
+}
+
+TEST(ModelFileErrors, MisspeltJointKey) {
+  expect_parts(parse_error("joints:\n  - name: j\n    type: revolute\n    parnet: ground\n    child: a\n"),
+               {"t.yaml:4:", "unknown key 'parnet' in joint 'j'", "parent"});
+}
+
+TEST(ModelFileErrors, MisspeltFrameKey) {
+  expect_parts(parse_error("joints:\n  - name: j\n    type: revolute\n    parent: ground\n    child: a\n"
+                           "    parent_frame: {xyz: [0, 0, 0], rpx: [0, 0, 0]}\n"),
+               {"t.yaml:6:", "unknown key 'rpx'", "'parent_frame' of joint 'j'", "xyz, rpy"});
+}
+
+TEST(ModelFileErrors, MisspeltMarkerKey) {
+  expect_parts(parse_error("markers:\n  - name: tip\n    body: a\n    xzy: [0, 0, 1]\n"),
+               {"t.yaml:4:", "unknown key 'xzy' in marker 'tip'", "name, body, xyz"});
+}
+
+TEST(ModelFileErrors, MisspeltForceKey) {
+  expect_parts(parse_error("forces:\n  - type: joint_spring_damper\n    joint: j\n    stifness: 3\n"),
+               {"t.yaml:4:", "unknown key 'stifness'", "force #1 (joint_spring_damper)", "stiffness"});
+  // A key of another force type is unknown too.
+  expect_parts(
+      parse_error("forces:\n  - type: body_torque\n    body: a\n    torque: [0, 0, 1]\n    point: [0, 0, 0]\n"),
+      {"t.yaml:5:", "unknown key 'point'", "body_torque"});
+}
+
+TEST(ModelFileErrors, DuplicateKey) {
+  expect_parts(parse_error("bodies:\n  - name: a\n    mass: 1\n    mass: 2\n    inertia: [1, 1, 1]\n"),
+               {"t.yaml:4:", "duplicate key 'mass'", "body 'a'"});
+}
+
+TEST(ModelFileErrors, MissingRequiredKeys) {
+  expect_parts(parse_error("bodies:\n  - name: a\n    inertia: [1, 1, 1]\n"),
+               {"t.yaml:2:", "body 'a'", "missing required key 'mass'"});
+  expect_parts(parse_error("bodies:\n  - name: a\n    mass: 1\n"), {"t.yaml:2:", "body 'a'", "'inertia'"});
+  expect_parts(
+      parse_error("bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1]}\n  - mass: 1\n    inertia: [1, 1, 1]\n"),
+      {"t.yaml:3:", "body #2", "missing required key 'name'"});
+  expect_parts(parse_error("joints:\n  - name: j\n    type: revolute\n    parent: ground\n"),
+               {"t.yaml:2:", "joint 'j'", "missing required key 'child'"});
+  expect_parts(parse_error("joints:\n  - name: j\n    parent: ground\n    child: a\n"), {"t.yaml:2:", "'type'"});
+  expect_parts(parse_error("markers:\n  - name: m\n"), {"t.yaml:2:", "marker 'm'", "'body'"});
+  expect_parts(parse_error("forces:\n  - joint: j\n"), {"t.yaml:2:", "force #1", "'type'"});
+  expect_parts(parse_error("forces:\n  - type: body_force\n    body: a\n"), {"t.yaml:2:", "body_force", "'force'"});
+}
+
+TEST(ModelFileErrors, WrongVectorLength) {
+  expect_parts(parse_error("bodies:\n  - name: b\n    mass: 1\n    com: [0, 0]\n    inertia: [1, 1, 1]\n"),
+               {"t.yaml:4:", "'com' of body 'b' must have 3 numbers", "got 2"});
+  expect_parts(parse_error("bodies:\n  - name: b\n    mass: 1\n    inertia: [1, 1, 1, 0]\n"),
+               {"t.yaml:4:", "'inertia' of body 'b'", "3 numbers", "6 numbers", "got 4"});
+  expect_parts(parse_error("gravity: [0, -9.81]\n"), {"t.yaml:1:", "'gravity'", "3 numbers", "got 2"});
+  expect_parts(parse_error("markers:\n  - name: m\n    body: a\n    xyz: [1, 2, 3, 4]\n"),
+               {"t.yaml:4:", "'xyz' of marker 'm'", "got 4"});
+}
+
+TEST(ModelFileErrors, WrongCoordinateCount) {
+  const std::string head = "joints:\n  - name: s\n    type: spherical\n    parent: ground\n    child: a\n";
+  expect_parts(parse_error(head + "    q: [1, 0, 0]\n"), {"t.yaml:6:", "'q' of joint 's'", "4 numbers", "got 3"});
+  expect_parts(parse_error(head + "    q: 1\n"),
+               {"t.yaml:6:", "'q' of joint 's'", "list of 4 numbers", "single value"});
+  expect_parts(parse_error(head + "    u: [1, 0, 0, 0]\n"), {"t.yaml:6:", "'u' of joint 's'", "3 numbers", "got 4"});
+  const std::string free = "joints:\n  - name: f\n    type: free\n    parent: ground\n    child: a\n";
+  expect_parts(parse_error(free + "    q: [0, 0, 0, 1, 0, 0]\n"),
+               {"t.yaml:6:", "'q' of joint 'f'", "7 numbers", "got 6"});
+  const std::string fixed = "joints:\n  - name: w\n    type: fixed\n    parent: ground\n    child: a\n";
+  expect_parts(parse_error(fixed + "    q: [0]\n"), {"t.yaml:6:", "'q' of joint 'w'", "0 numbers", "got 1"});
+}
+
+TEST(ModelFileErrors, NonNumericValue) {
+  expect_parts(parse_error("bodies:\n  - name: a\n    mass: heavy\n    inertia: [1, 1, 1]\n"),
+               {"t.yaml:3:", "'mass' of body 'a' must be a number", "'heavy'"});
+  expect_parts(parse_error("bodies:\n  - name: a\n    mass: 1\n    com: [0, x, 0]\n    inertia: [1, 1, 1]\n"),
+               {"t.yaml:4:", "'com' of body 'a'", "element 2", "number", "'x'"});
+  expect_parts(parse_error("bodies:\n  - name: a\n    mass:\n    inertia: [1, 1, 1]\n"),
+               {"t.yaml:3:", "'mass' of body 'a'", "no value"});
+  expect_parts(parse_error("bodies:\n  - name: a\n    mass: [1]\n    inertia: [1, 1, 1]\n"),
+               {"t.yaml:3:", "'mass' of body 'a' must be a number", "list"});
+  expect_parts(parse_error("bodies:\n  - name: a\n    mass: .nan\n    inertia: [1, 1, 1]\n"),
+               {"t.yaml:3:", "'mass' of body 'a'", "finite"});
+  expect_parts(
+      parse_error("joints:\n  - name: j\n    type: revolute\n    parent: ground\n    child: a\n    cut: maybe\n"),
+      {"t.yaml:6:", "'cut' of joint 'j'", "true or false"});
+  expect_parts(parse_error("forces:\n  - type: joint_force\n    joint: j\n    value: [1, two]\n"),
+               {"t.yaml:4:", "'value'", "'two'"});
+  expect_parts(parse_error("joints:\n  - name: j\n    type: revolute\n    parent: [ground]\n    child: a\n"),
+               {"t.yaml:4:", "'parent' of joint 'j'", "text"});
+}
+
+TEST(ModelFileErrors, WrongListShape) {
+  expect_parts(parse_error("bodies:\n  name: a\n"), {"t.yaml:2:", "'bodies' must be a list"});
+  expect_parts(parse_error("bodies:\n  - just_a_name\n"), {"t.yaml:2:", "body #1", "mapping"});
+}
+
+TEST(ModelFileErrors, UnknownJointType) {
+  expect_parts(parse_error("joints:\n  - name: j\n    type: hinge\n    parent: ground\n    child: a\n"),
+               {"t.yaml:3:", "unknown joint type 'hinge'", "joint 'j'", "revolute, prismatic"});
+}
+
+TEST(ModelFileErrors, UnknownForceType) {
+  expect_parts(parse_error("forces:\n  - type: gravity_well\n    body: a\n"),
+               {"t.yaml:2:", "unknown force type 'gravity_well'", "joint_spring_damper", "body_torque"});
+}
+
+TEST(ModelFileErrors, AxisOnAJointTypeWithoutOne) {
+  expect_parts(parse_error("joints:\n  - name: j\n    type: revolute\n    parent: ground\n    child: a\n"
+                           "    axis2: [0, 1, 0]\n"),
+               {"t.yaml:6:", "'axis2'", "revolute joint 'j'", "universal"});
+  expect_parts(parse_error("joints:\n  - name: s\n    type: spherical\n    parent: ground\n    child: a\n"
+                           "    axis: [0, 0, 1]\n"),
+               {"t.yaml:6:", "'axis'", "spherical joint 's'"});
+}
+
+TEST(ModelFileErrors, NonexistentFile) {
+  const std::string path = models_dir + "no_such_model.yaml";
+  expect_parts(error_of([&] { loopdyn::load_mechanism(path); }), {"cannot open model file", "no_such_model.yaml"});
+  expect_parts(error_of([&] { loopdyn::load_mechanism(models_dir); }), {"cannot open model file"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Semantic errors, end to end through Model::build (messages name the file:line of the item)
+
+const std::string two_links = R"yaml(bodies:
+  - name: a
+    mass: 1
+    inertia: [0.1, 0.1, 0.1]
+  - name: b
+    mass: 1
+    inertia: [0.1, 0.1, 0.1]
+joints:
+  - {name: j1, type: revolute, parent: ground, child: a}
+  - {name: j2, type: revolute, parent: a, child: b}
+)yaml";
+
+/// `two_links` with the first occurrence of `from` replaced by `to`.
+std::string two_links_with(const std::string& from, const std::string& to) {
+  std::string text = two_links;
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+TEST(ModelFileBuild, ValidModelBuilds) { EXPECT_EQ(build_error(two_links), ""); }
+
+TEST(ModelFileBuild, NonPositiveMass) {
+  expect_parts(build_error(two_links_with("mass: 1", "mass: 0")), {"t.yaml:2", "body 'a'", "mass"});
+  expect_parts(build_error(two_links_with("mass: 1", "mass: -2")), {"t.yaml:2", "body 'a'", "mass"});
+}
+
+TEST(ModelFileBuild, BadInertia) {
+  // Not positive semi-definite (eigenvalues 3, -1, 1).
+  expect_parts(build_error(two_links_with("[0.1, 0.1, 0.1]", "[1, 1, 1, 2, 0, 0]")),
+               {"t.yaml:2", "body 'a'", "inertia"});
+  // Negative principal moment.
+  expect_parts(build_error(two_links_with("[0.1, 0.1, 0.1]", "[-1, 1, 1]")), {"t.yaml:2", "body 'a'", "inertia"});
+  // Triangle inequality violated: Izz > Ixx + Iyy.
+  expect_parts(build_error(two_links_with("[0.1, 0.1, 0.1]", "[1, 1, 3]")),
+               {"t.yaml:2", "body 'a'", "inertia", "triangle"});
+}
+
+TEST(ModelFileBuild, PointMassAndSlenderRodAreAccepted) {
+  EXPECT_EQ(build_error(two_links_with("[0.1, 0.1, 0.1]", "[0, 0, 0]")), "");
+  EXPECT_EQ(build_error(two_links_with("[0.1, 0.1, 0.1]", "[0, 0.1, 0.1]")), "");
+}
+
+TEST(ModelFileBuild, ZeroAxis) {
+  expect_parts(build_error(two_links_with("child: b}", "child: b, axis: [0, 0, 0]}")),
+               {"t.yaml:10", "joint 'j2'", "axis"});
+}
+
+TEST(ModelFileBuild, BodyNotConnectedToGround) {
+  expect_parts(build_error(two_links_with("parent: a, child: b", "parent: b, child: a")), {"t.yaml:", "not connected"});
+  // b hangs from nothing: only j1 remains.
+  expect_parts(build_error(two_links_with("  - {name: j2, type: revolute, parent: a, child: b}\n", "")),
+               {"t.yaml:5", "body 'b'", "not connected"});
+}
+
+TEST(ModelFileBuild, UnknownBodyInJoint) {
+  expect_parts(build_error(two_links_with("parent: a, child: b", "parent: a, child: c")),
+               {"t.yaml:10", "joint 'j2'", "unknown body 'c'"});
+}
+
+TEST(ModelFileBuild, DuplicateBodyName) {
+  expect_parts(build_error(two_links_with("name: b", "name: a")), {"t.yaml:5", "duplicate", "'a'"});
+}
+
+}  // namespace
