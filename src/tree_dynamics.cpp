@@ -1,5 +1,6 @@
 // Tree dynamics: RNEA, CRBA and the articulated-body algorithm (Featherstone, Rigid Body Dynamics
-// Algorithms, Tables 5.1, 6.2, 7.1; Jain 002 §6 eqs 50-57 in the notation map of docs/methods.md).
+// Algorithms, Tables 5.1, 6.2, 7.1; the ABA is Jain 002 eq 42 and Algorithm 6.1 (eq 49), in the
+// notation map of docs/methods.md).
 // Gravity enters as a base acceleration a_ground = [0; −g]. Every loop visits the joint variant
 // once so that the kernels run with the joint's fixed number of speeds NV.
 #include "loopdyn/tree_dynamics.hpp"
@@ -43,7 +44,7 @@ void aba_factor(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q)
       if constexpr (NV > 0) {
         const auto S = d.kin.S.template middleCols<NV>(model.v_index[i]);
         auto U = d.U.template middleCols<NV>(model.v_index[i]);
-        // U = Ia S, D = Sᵀ U, Ia_proj = Ia − U D⁻¹ Uᵀ (Featherstone Table 7.1; Jain eq 52).
+        // U = Ia S, D = Sᵀ U, Ia_proj = Ia − U D⁻¹ Uᵀ (Featherstone Table 7.1; Jain 002 eq 42).
         U.noalias() = d.Ia[i] * S;
         const Eigen::Matrix<double, NV, NV> D = S.transpose() * U;
         const Eigen::LLT<Eigen::Matrix<double, NV, NV>> llt(D);

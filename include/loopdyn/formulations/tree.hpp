@@ -1,5 +1,5 @@
 // `tree`: forward dynamics of a mechanism without loops by the articulated-body algorithm,
-// O(n) (Featherstone Table 7.1; Jain 002 §6 for a tree of single bodies).
+// O(n) (Featherstone Table 7.1; Jain 002 §6, eq 42 and Algorithm 6.1).
 #pragma once
 
 #include "loopdyn/formulation.hpp"

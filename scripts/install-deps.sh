@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs loopdyn's build and test dependencies from Debian 12 packages (run as root).
+# Does nothing when they are all present already.
+set -euo pipefail
+packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
+          libgtest-dev libbenchmark-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds loopdyn with its tests and runs the whole suite with CTest.
+#   scripts/test.sh              Release build in build/
+#   scripts/test.sh --sanitize   -fsanitize=address,undefined build in build-sanitize/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+dir=build type=Release extra=()
+if [ "${1:-}" = "--sanitize" ]; then
+  dir=build-sanitize type=RelWithDebInfo extra=(-DLOOPDYN_SANITIZE=ON -DLOOPDYN_BENCH=OFF)
+fi
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="$type" -DLOOPDYN_TESTS=ON "${extra[@]}" >/dev/null
+cmake --build "$dir" -j"$(nproc)"
+ctest --test-dir "$dir" --output-on-failure -j"$(nproc)"
