@@ -1,0 +1,96 @@
+// Generators of the shared benchmark mechanisms (/work/shared/design/benchmarks.md) and of their
+// states, as `Mechanism`s that the CLI, the tests and the benchmarks build with `Model::build`.
+//
+// The random streams are part of the benchmark definition: other libraries are timed on the very
+// same numbers, so `SplitMix64` and the draw order below must stay bit-for-bit as written.
+//
+//   chain-N          N revolute bodies in series, axes cycling z, y, x (tree dynamics).
+//   branched-N       N revolute bodies in a binary tree, same body data (tree dynamics).
+//   ladder-L         L planar parallelogram cells stacked on each other, one loop per cell, in
+//                    three spanning-tree layouts that must give the same motion.
+#pragma once
+
+#include <cstdint>
+
+#include "loopdyn/model.hpp"
+
+namespace loopdyn {
+
+/// splitmix64 (Steele, Lea, Flood 2014): next() = mix(s += 0x9e3779b97f4a7c15).
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : s_(seed) {}
+  std::uint64_t next() {
+    s_ += 0x9e3779b97f4a7c15ULL;
+    std::uint64_t z = s_;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// lo + (hi − lo) · (next() >> 11) · 2⁻⁵³: the top 53 bits as a double in [0, 1), scaled.
+  double uniform(double lo, double hi) {
+    return lo + (hi - lo) * (static_cast<double>(next() >> 11) * 0x1.0p-53);
+  }
+
+ private:
+  std::uint64_t s_;
+};
+
+/// A tree-dynamics benchmark state, in model coordinate order: (nq), (nv), (nv), (nv).
+struct ChainState {
+  VecX q, u, tau, qdd;
+};
+
+/// `chain-N`: bodies "link0".."link{N-1}", joints "joint0".."joint{N-1}". Body i has its frame at
+/// its joint; joint 0 at the world origin, joint i > 0 at (0, 0, 1) in link i−1's frame; axis of
+/// joint i: index 2 − (i mod 3) (z, y, x, z, ...). Each body 1 kg, centre of mass (0, 0, 0.5),
+/// inertia about it diag(0.1, 0.1, 0.01). Gravity (0, 0, −9.81). Throws std::invalid_argument
+/// for n < 1.
+Mechanism chain_mechanism(int n);
+/// State of `chain-N`: SplitMix64(12345 + N), draw q (N values), then u, then τ, then q̈, each
+/// uniform(−1, 1). Model order equals listing order for the chain.
+ChainState chain_state(int n);
+
+/// `branched-N` (loopdyn's own second tree case, not in benchmarks.md): a binary tree of N
+/// revolute bodies "link0".."link{N-1}" with joints "joint0".."joint{N-1}". Body 0 hangs from
+/// ground at the origin; body i > 0 hangs from body (i − 1) / 2:
+///   first child  (i odd):  joint at (0, 0, 1)   in the parent frame,
+///   second child (i even): joint at (0, 0.5, 1) in the parent frame;
+/// joint frames parallel to the parent frame, axis of joint i cycling like the chain
+/// (index 2 − (i mod 3)), body data and gravity as in `chain-N`.
+Mechanism branched_tree_mechanism(int n);
+/// State of `branched-N` for a model built from branched_tree_mechanism(N): SplitMix64(54321 + N),
+/// draw q (N values), then u, then τ, then q̈, each uniform(−1, 1); draw k of each vector goes to
+/// joint "joint{k}" (listing order), stored at that joint's model coordinate (the model numbers
+/// bodies depth-first, which differs from the listing).
+ChainState branched_tree_state(const Model& model);
+
+/// Spanning-tree layouts of the planar ladder (benchmarks.md, "Planar ladder"):
+///   serial             lp_k ← rung_{k−1}, rung_k ← lp_k, rp_k ← rung_k (hanging); cut: bottom of
+///                      rp_k with rung_{k−1} (a body and its ancestor). Listed lp, rung, rp.
+///   comb               lp_k, rp_k ← rung_{k−1}; rung_k ← lp_k; cut: top of rp_k with rung_k
+///                      (two cousins). Listed rp, lp, rung (depth first).
+///   comb_parents_first the comb tree listed lp, rp, rung (parents first, not depth first).
+enum class LadderLayout { serial, comb, comb_parents_first };
+
+/// `ladder-L` in the x–y plane. Bodies "lp{k}", "rp{k}", "rung{k}" (left post, right post, top
+/// rung of cell k; rung k−1, or ground for k = 0, is the cell's bottom). Joints are named by the
+/// pin they model, the same in every layout: "lp{k}_bottom" (lp_k on rung_{k−1}), "lp{k}_top"
+/// (rung_k on lp_k), "rp{k}_top" (rung_k with rp_k), "rp{k}_bottom" (rp_k with rung_{k−1}); a
+/// cut joint has the rung (or ground) as parent and the post as child. All revolute about z,
+/// gravity (0, −9.81, 0), links 1 m / 1 kg, centre of mass at the middle, inertia (1/12)·I₃ about
+/// it, body frames parallel to the world at q = 0 with origin at the joint to the tree parent.
+/// Throws std::invalid_argument for cells < 1.
+Mechanism ladder_mechanism(int cells, LadderLayout layout);
+
+/// Ladder state in model coordinates: (nq), (nv).
+struct LadderState {
+  VecX q, u;
+};
+/// The benchmark state of `ladder-L` for a model built from ladder_mechanism(cells, any layout):
+/// posts of cell k at absolute angle φ_k = 0.3 + 0.2 sin k (counter-clockwise from +y), rate
+/// φ̇_k = 0.5 cos k; rungs horizontal, translating. Each tree joint gets child angle − parent
+/// angle (ground 0), rates likewise, so the loops close at position and velocity level.
+LadderState ladder_state(const Model& model, int cells);
+
+}  // namespace loopdyn

@@ -1,0 +1,180 @@
+// Benchmark mechanisms and states (generators.hpp; definitions in shared/design/benchmarks.md).
+#include "loopdyn/generators.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace loopdyn {
+
+namespace {
+
+void require_positive(int n, const char* what) {
+  if (n < 1) throw std::invalid_argument(std::string(what) + " must be at least 1, got " + std::to_string(n));
+}
+
+// Body data shared by chain-N and branched-N: 1 kg, com (0, 0, 0.5), diag(0.1, 0.1, 0.01).
+void add_chain_body(Mechanism& m, const std::string& name) {
+  m.add_body(name, 1.0, Vec3(0.0, 0.0, 0.5), Vec3(0.1, 0.1, 0.01).asDiagonal());
+}
+
+// Joint axis of body i in chain-N and branched-N: unit vector of index 2 − (i mod 3) (z, y, x).
+Vec3 cycled_axis(int i) { return Vec3::Unit(2 - i % 3); }
+
+std::string link(int i) { return "link" + std::to_string(i); }
+
+// Fills q, u, τ, q̈ (each n draws in [−1, 1], in that order); draw k goes to coordinate slot[k].
+ChainState draw_tree_state(std::uint64_t seed, const std::vector<int>& slot) {
+  const int n = static_cast<int>(slot.size());
+  SplitMix64 rng(seed);
+  ChainState s{VecX(n), VecX(n), VecX(n), VecX(n)};
+  for (VecX* v : {&s.q, &s.u, &s.tau, &s.qdd})
+    for (int k = 0; k < n; ++k) (*v)(slot[k]) = rng.uniform(-1.0, 1.0);
+  return s;
+}
+
+// Ladder body names and the absolute angle of a body at the benchmark state.
+std::string lp(int k) { return "lp" + std::to_string(k); }
+std::string rp(int k) { return "rp" + std::to_string(k); }
+std::string rung(int k) { return k < 0 ? std::string(ground_name) : "rung" + std::to_string(k); }
+
+}  // namespace
+
+Mechanism chain_mechanism(int n) {
+  require_positive(n, "chain_mechanism: number of bodies");
+  Mechanism m;
+  m.name = "chain-" + std::to_string(n);
+  m.gravity = Vec3(0.0, 0.0, -9.81);
+  for (int i = 0; i < n; ++i) {
+    add_chain_body(m, link(i));
+    // Joint of body i at (0, 0, 1) in link i−1 (world origin for i = 0), frames parallel.
+    const Transform at = i == 0 ? Transform{} : Transform::translation(Vec3(0.0, 0.0, 1.0));
+    m.add_joint("joint" + std::to_string(i), JointType::revolute, i == 0 ? std::string(ground_name) : link(i - 1),
+                link(i), at)
+        .axis = cycled_axis(i);
+  }
+  return m;
+}
+
+ChainState chain_state(int n) {
+  require_positive(n, "chain_state: number of bodies");
+  // The chain's depth-first model order is its listing order: draw k is coordinate k.
+  std::vector<int> slot(n);
+  for (int k = 0; k < n; ++k) slot[k] = k;
+  return draw_tree_state(12345u + static_cast<std::uint64_t>(n), slot);
+}
+
+Mechanism branched_tree_mechanism(int n) {
+  require_positive(n, "branched_tree_mechanism: number of bodies");
+  Mechanism m;
+  m.name = "branched-" + std::to_string(n);
+  m.gravity = Vec3(0.0, 0.0, -9.81);
+  for (int i = 0; i < n; ++i) {
+    add_chain_body(m, link(i));
+    // Binary tree: parent (i − 1) / 2; first child on top (0, 0, 1), second beside it (0, 0.5, 1).
+    const int p = i == 0 ? -1 : (i - 1) / 2;
+    const Vec3 offset = i == 0 ? Vec3::Zero() : i % 2 == 1 ? Vec3(0.0, 0.0, 1.0) : Vec3(0.0, 0.5, 1.0);
+    m.add_joint("joint" + std::to_string(i), JointType::revolute, p < 0 ? std::string(ground_name) : link(p), link(i),
+                Transform::translation(offset))
+        .axis = cycled_axis(i);
+  }
+  return m;
+}
+
+ChainState branched_tree_state(const Model& model) {
+  const int n = model.nbodies;
+  if (model.nv != n || model.nq != n)
+    throw std::invalid_argument("branched_tree_state: expected a model of branched_tree_mechanism (one revolute "
+                                "joint per body), got nbodies = " + std::to_string(n) + ", nq = " +
+                                std::to_string(model.nq) + ", nv = " + std::to_string(model.nv));
+  std::vector<int> slot(n);
+  for (int k = 0; k < n; ++k) slot[k] = model.v_index[model.joint_index("joint" + std::to_string(k))];
+  return draw_tree_state(54321u + static_cast<std::uint64_t>(n), slot);
+}
+
+Mechanism ladder_mechanism(int cells, LadderLayout layout) {
+  require_positive(cells, "ladder_mechanism: number of cells");
+  Mechanism m;
+  const char* layout_name = layout == LadderLayout::serial ? "serial"
+                            : layout == LadderLayout::comb ? "comb"
+                                                           : "comb-parents-first";
+  m.name = "ladder-" + std::string(layout_name) + "-" + std::to_string(cells);
+  m.gravity = Vec3(0.0, -9.81, 0.0);
+  const Mat3 inertia = Mat3::Identity() / 12.0;
+  const Vec3 up(0.0, 1.0, 0.0), right(1.0, 0.0, 0.0);
+  auto at = [](const Vec3& p) { return Transform::translation(p); };
+  // A revolute joint about z (the Mechanism default axis).
+  auto pin = [&](const std::string& name, const std::string& parent, const std::string& child, const Vec3& in_parent,
+                 const Vec3& in_child, bool cut) {
+    m.add_joint(name, JointType::revolute, parent, child, at(in_parent), at(in_child)).cut = cut;
+  };
+  // Rung k−1's frame is at its left end (its joint to lp_{k−1}); ground's frame is the world, and
+  // cell k's bottom-left corner is (0, k) at q = 0, so in either case the bottom pins of cell k are
+  // at (0, 0, 0) and (1, 0, 0) of the bottom body.
+  for (int k = 0; k < cells; ++k) {
+    const std::string bottom = rung(k - 1);
+    const std::string tag = std::to_string(k);
+    switch (layout) {
+      case LadderLayout::serial:
+        // lp_k from its bottom; rung_k from its left end; rp_k from its top, hanging down.
+        m.add_body(lp(k), 1.0, 0.5 * up, inertia);
+        m.add_body(rung(k), 1.0, 0.5 * right, inertia);
+        m.add_body(rp(k), 1.0, -0.5 * up, inertia);
+        pin("lp" + tag + "_bottom", bottom, lp(k), Vec3::Zero(), Vec3::Zero(), false);
+        pin("lp" + tag + "_top", lp(k), rung(k), up, Vec3::Zero(), false);
+        pin("rp" + tag + "_top", rung(k), rp(k), right, Vec3::Zero(), false);
+        // Cut: bottom of rp_k (−up in its frame) on the right end of the bottom rung.
+        pin("rp" + tag + "_bottom", bottom, rp(k), right, -up, true);
+        break;
+      case LadderLayout::comb:
+      case LadderLayout::comb_parents_first:
+        // Both posts from their bottoms on the bottom rung; rung_k from its left end on lp_k.
+        if (layout == LadderLayout::comb) {
+          m.add_body(rp(k), 1.0, 0.5 * up, inertia);
+          m.add_body(lp(k), 1.0, 0.5 * up, inertia);
+          pin("rp" + tag + "_bottom", bottom, rp(k), right, Vec3::Zero(), false);
+          pin("lp" + tag + "_bottom", bottom, lp(k), Vec3::Zero(), Vec3::Zero(), false);
+        } else {
+          m.add_body(lp(k), 1.0, 0.5 * up, inertia);
+          m.add_body(rp(k), 1.0, 0.5 * up, inertia);
+          pin("lp" + tag + "_bottom", bottom, lp(k), Vec3::Zero(), Vec3::Zero(), false);
+          pin("rp" + tag + "_bottom", bottom, rp(k), right, Vec3::Zero(), false);
+        }
+        m.add_body(rung(k), 1.0, 0.5 * right, inertia);
+        pin("lp" + tag + "_top", lp(k), rung(k), up, Vec3::Zero(), false);
+        // Cut: right end of rung_k with the top of rp_k.
+        pin("rp" + tag + "_top", rung(k), rp(k), right, up, true);
+        break;
+    }
+  }
+  return m;
+}
+
+LadderState ladder_state(const Model& model, int cells) {
+  require_positive(cells, "ladder_state: number of cells");
+  if (model.nbodies != 3 * cells || model.nv != 3 * cells || model.nq != 3 * cells)
+    throw std::invalid_argument("ladder_state: expected a model of ladder_mechanism(" + std::to_string(cells) +
+                                ") with " + std::to_string(3 * cells) + " bodies and coordinates, got " +
+                                std::to_string(model.nbodies) + " bodies, nq = " + std::to_string(model.nq));
+  // Absolute angle and rate of every model body: posts of cell k (φ_k, φ̇_k), rungs (0, 0).
+  std::vector<double> angle(model.nbodies, 0.0), rate(model.nbodies, 0.0);
+  for (int k = 0; k < cells; ++k) {
+    const double phi = 0.3 + 0.2 * std::sin(static_cast<double>(k));
+    const double phid = 0.5 * std::cos(static_cast<double>(k));
+    for (const std::string& post : {lp(k), rp(k)}) {
+      const int b = model.body_index(post);
+      angle[b] = phi;
+      rate[b] = phid;
+    }
+  }
+  // Tree joint i (child body i): coordinate = child angle − parent angle (ground 0).
+  LadderState s{VecX(model.nq), VecX(model.nv)};
+  for (int i = 0; i < model.nbodies; ++i) {
+    const int p = model.parent[i];
+    s.q(model.q_index[i]) = angle[i] - (p < 0 ? 0.0 : angle[p]);
+    s.u(model.v_index[i]) = rate[i] - (p < 0 ? 0.0 : rate[p]);
+  }
+  return s;
+}
+
+}  // namespace loopdyn
