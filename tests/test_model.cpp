@@ -1,6 +1,6 @@
 // Model building: spanning tree, numbering, coordinate layout, loops, DOF, C++-builder errors.
 #include "loopdyn/formulation.hpp"
-#include "loopdyn/loops.hpp"
+#include "loopdyn/constraints.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {
@@ -48,8 +48,10 @@ TEST(Model, FourBarLoopFoundCountedAndRanked) {
     EXPECT_EQ(m.nv, 3);
     // Grübler–Kutzbach in space: 6·3 − 4·5 = −2 (the planar loop's 3 redundant rows make it wrong).
     EXPECT_EQ(m.dof_gruebler, -2);
-    EXPECT_EQ(loop_rows(m), 5);
-    const RankInfo r = loop_rank(m, m.q0);
+    const Constraints cons(m);
+    EXPECT_EQ(cons.rows(), 2);  // the 3 out-of-plane rows of a planar loop are structurally redundant
+    EXPECT_EQ(cons.dropped().size(), 3u);
+    const RankInfo r = constraint_rank(m, cons, m.q0);
     EXPECT_EQ(r.rank, 2);
     EXPECT_EQ(r.dof, 1);
   }
@@ -62,7 +64,7 @@ TEST(Model, PinnedCutJointIsNotInTheTree) {
   ASSERT_EQ(m.loop_joints.size(), 1u);
   EXPECT_EQ(m.loop_joints[0].name, "D");
   EXPECT_EQ(m.joints[m.body_index("rocker")].name, "C");
-  EXPECT_EQ(loop_rank(m, m.q0).dof, 1);
+  EXPECT_EQ(constraint_rank(m, Constraints(m), m.q0).dof, 1);
 }
 
 TEST(Model, CoordinateNamesFollowTheCsvContract) {

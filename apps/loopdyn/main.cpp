@@ -10,7 +10,7 @@
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/loops.hpp"
+#include "loopdyn/constraints.hpp"
 #include "loopdyn/simulator.hpp"
 
 namespace {
@@ -78,17 +78,26 @@ nlohmann::json describe(const Model& model) {
     joints.push_back({{"name", j.name}, {"type", joint_type_name(j.joint)}, {"parent", body_label(j.parent)},
                       {"child", body_label(j.child)}, {"nq", model.nq_joint[i]}, {"nv", model.nv_joint[i]}});
   }
-  for (const ModelJoint& j : model.loop_joints)
+  const Constraints cons(model);
+  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
+    const ModelJoint& j = model.loop_joints[k];
+    json dropped = json::array();
+    for (const ConstraintRow& r : cons.dropped())
+      if (r.loop == static_cast<int>(k)) dropped.push_back(r.label);
     loops.push_back({{"name", j.name}, {"type", joint_type_name(j.joint)}, {"parent", body_label(j.parent)},
-                     {"child", body_label(j.child)}, {"constraint_rows", loop_rows(j)}});
-  const RankInfo rank = loop_rank(model, model.q0);
+                     {"child", body_label(j.child)}, {"constraint_rows", 6 - joint_nv(j.joint)},
+                     {"redundant_rows", dropped}});
+  }
+  const RankInfo rank = constraint_rank(model, cons, model.q0);
   return {{"name", model.name},
           {"bodies", bodies},
           {"tree_joints", joints},
           {"loop_joints", loops},
           {"nq", model.nq},
           {"nv", model.nv},
-          {"loop_constraint_rows", loop_rows(model)},
+          {"loop_constraint_rows", cons.rows() + cons.dropped().size()},
+          {"redundant_rows", cons.dropped().size()},
+          {"constraints", cons.rows()},
           {"loop_jacobian_rank", rank.rank},
           {"dof_gruebler", model.dof_gruebler},
           {"dof_rank", rank.dof},
@@ -111,10 +120,12 @@ int info(const std::string& path, bool as_json) {
   for (const auto& j : d["loop_joints"])
     std::cout << "    '" << j["name"].get<std::string>() << "' " << j["type"].get<std::string>() << " between "
               << j["parent"].get<std::string>() << " and " << j["child"].get<std::string>() << " ("
-              << j["constraint_rows"] << " constraint rows)\n";
+              << j["constraint_rows"] << " constraint rows, " << j["redundant_rows"].size()
+              << " structurally redundant: " << j["redundant_rows"].dump() << ")\n";
   std::cout << "  nq = " << d["nq"] << ", nv = " << d["nv"] << "\n  DOF (Gruebler-Kutzbach) = " << d["dof_gruebler"]
             << "\n  DOF (nv - rank of loop Jacobian at the initial state) = " << d["dof_rank"] << " (rank "
-            << d["loop_jacobian_rank"] << " of " << d["loop_constraint_rows"] << " rows)\n";
+            << d["loop_jacobian_rank"] << " of " << d["constraints"] << " independent rows; "
+            << d["redundant_rows"] << " structurally redundant rows dropped)\n";
   return 0;
 }
 

@@ -1,0 +1,84 @@
+// Loop-closure constraints on the tree coordinates.
+//
+// A loop-closing joint J joins frame Fp (on its parent body) to frame Fc (on its child body) and
+// allows the relative motion its type allows. Its 6 − dof(J) scalar constraints are written as two
+// kinds of rows whose derivatives are exact (so that Φ, G = ∂Φ/∂q·(q̇ ↦ u) and γ are mutually
+// consistent and checkable by finite differences). With Rp, Rc the world rotations of Fp and Fc,
+// d = x_c − x_p the vector between their origins, and u, w unit vectors in joint-frame axes:
+//   dot   Φ = (Rp u)·(Rc w)   keeps w on the Fc side perpendicular to u on the Fp side;
+//         Φ̇ = (a × b)·(ω_c − ω_p) with a = Rc w, b = Rp u;
+//   along Φ = (Rp u)·d        keeps Fc's origin off direction u of Fp;
+//         Φ̇ = b·(v_c − v_p) + (b × d)·ω_p with b = Rp u.
+// Rows per type: revolute 3 along + 2 dot (axis a kept: b1·a, b2·a, b ⟂ a); prismatic 2 along
+// (⟂ axis) + 3 dot (rotation locked); cylindrical 2 + 2; universal 3 along + 1 dot (axis ⟂ axis2);
+// spherical 3 along; planar 1 along (z) + 2 dot (z kept); fixed 3 + 3; free none.
+// Accelerations: G u̇ = γ, γ = −(Ġ u) (paper 001 eq 4-5 with u for q̇).
+//
+// Structurally redundant rows (dependent at every configuration, e.g. the out-of-plane rows of a
+// planar loop with parallel axes) are found when the constraint set is built, from the rank of G
+// at random configurations, and dropped; the formulations see only the kept rows.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/kinematics.hpp"
+
+namespace loopdyn {
+
+struct ConstraintRow {
+  enum class Kind { dot, along };
+  Kind kind = Kind::along;
+  int loop = 0;               ///< index in Model::loop_joints
+  Vec3 u = Vec3::UnitX();     ///< joint-frame direction on the Fp side
+  Vec3 w = Vec3::UnitX();     ///< joint-frame direction on the Fc side (dot rows)
+  std::string label;          ///< e.g. "C.along.x", for messages
+};
+
+/// The constraint rows of a model, fixed at construction.
+class Constraints {
+ public:
+  explicit Constraints(const Model& model);
+  int rows() const { return static_cast<int>(rows_.size()); }     ///< m, kept rows
+  const std::vector<ConstraintRow>& kept() const { return rows_; }
+  const std::vector<ConstraintRow>& dropped() const { return dropped_; }  ///< structurally redundant
+  /// Rows of every loop joint before the redundancy check (6 − dof each).
+  static std::vector<ConstraintRow> all_rows(const Model& model);
+
+ private:
+  std::vector<ConstraintRow> rows_, dropped_;
+};
+
+/// Workspace for evaluating constraints, sized at construction.
+struct ConstraintData {
+  ConstraintData(const Model& model, const Constraints& constraints);
+  struct Frame {          // world kinematics of one joint frame
+    Mat3 R = Mat3::Identity();
+    Vec3 x = Vec3::Zero(), w = Vec3::Zero(), v = Vec3::Zero();  ///< origin, ω, origin velocity
+    Vec3 dw0 = Vec3::Zero(), a0 = Vec3::Zero();  ///< ω̇ and origin acceleration at u̇ = 0
+  };
+  std::vector<Frame> fp, fc;   ///< (loops) parent-side and child-side frames
+  std::vector<Vec6> a0;        ///< (nbodies) body accelerations at u̇ = 0 (velocity products only)
+  Mat6X Jp, Jc;                ///< (6 x nv) world-aligned frame Jacobians [ω; v_origin]
+};
+
+/// Φ (m). Positions must be current in kin.
+void constraint_position(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                         Eigen::Ref<VecX> phi);
+/// G (m x nv), Φ̇ = G u. Positions must be current. Overwrites G.
+void constraint_jacobian(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                         Eigen::Ref<MatX> G);
+/// γ (m) with G u̇ = γ. Positions and velocities must be current.
+void constraint_bias(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                     Eigen::Ref<VecX> gamma);
+
+struct RankInfo {
+  int rank = 0;
+  int dof = 0;           ///< nv − rank
+  double tolerance = 0;  ///< singular-value threshold used
+};
+/// Rank of the constraint Jacobian (kept rows) at q by SVD; singular values below
+/// max(m, nv) · ε · σ_max count as zero (the LAPACK/NumPy matrix_rank rule).
+RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX& q);
+
+}  // namespace loopdyn

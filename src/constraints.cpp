@@ -1,0 +1,258 @@
+// Loop-closure constraints: rows, Φ, G, γ and the structural redundancy check (constraints.hpp).
+#include "loopdyn/constraints.hpp"
+
+#include <Eigen/QR>
+#include <Eigen/SVD>
+#include <algorithm>
+#include <limits>
+#include <random>
+
+namespace loopdyn {
+
+namespace {
+
+using Kind = ConstraintRow::Kind;
+
+// Rows of one loop-closing joint (see the table in constraints.hpp).
+void joint_rows(const ModelJoint& lj, int loop, std::vector<ConstraintRow>& out) {
+  const Vec3 ex = Vec3::UnitX(), ey = Vec3::UnitY(), ez = Vec3::UnitZ();
+  auto along = [&](const Vec3& u, const char* name) { out.push_back({Kind::along, loop, u, u, lj.name + ".along." + name}); };
+  auto dot = [&](const Vec3& u, const Vec3& w, const char* name) { out.push_back({Kind::dot, loop, u, w, lj.name + ".dot." + name}); };
+  auto translation = [&] {
+    along(ex, "x");
+    along(ey, "y");
+    along(ez, "z");
+  };
+  auto rotation_locked = [&] {
+    dot(ey, ez, "yz");
+    dot(ez, ex, "zx");
+    dot(ex, ey, "xy");
+  };
+  // b1, b2: an orthonormal pair perpendicular to the axis a.
+  auto axis_kept = [&](const Vec3& a) {
+    dot(a.unitOrthogonal(), a, "b1");
+    dot(a.cross(a.unitOrthogonal()), a, "b2");
+  };
+  auto off_axis = [&](const Vec3& a) {
+    along(a.unitOrthogonal(), "b1");
+    along(a.cross(a.unitOrthogonal()), "b2");
+  };
+  std::visit(
+      [&](const auto& k) {
+        using K = std::decay_t<decltype(k)>;
+        if constexpr (std::is_same_v<K, Revolute>) {
+          translation();
+          axis_kept(k.axis);
+        } else if constexpr (std::is_same_v<K, Prismatic>) {
+          off_axis(k.axis);
+          rotation_locked();
+        } else if constexpr (std::is_same_v<K, Cylindrical>) {
+          off_axis(k.axis);
+          axis_kept(k.axis);
+        } else if constexpr (std::is_same_v<K, Universal>) {
+          translation();
+          dot(k.axis, k.axis2, "axes");
+        } else if constexpr (std::is_same_v<K, Spherical>) {
+          translation();
+        } else if constexpr (std::is_same_v<K, Planar>) {
+          along(ez, "z");
+          dot(ex, ez, "xz");
+          dot(ey, ez, "yz");
+        } else if constexpr (std::is_same_v<K, Fixed>) {
+          translation();
+          rotation_locked();
+        }
+      },
+      lj.joint);
+}
+
+// World kinematics of a joint frame (pose `frame` on `body`, −1 = ground).
+void frame_positions(const KinematicsData& kin, int body, const Transform& frame, ConstraintData::Frame& f) {
+  const Transform W = body < 0 ? frame : kin.X_world[body] * frame;
+  f.R = W.R;
+  f.x = W.p;
+}
+
+void frame_motion(const KinematicsData& kin, const std::vector<Vec6>& a0, int body, ConstraintData::Frame& f) {
+  if (body < 0) {
+    f.w = f.v = f.dw0 = f.a0 = Vec3::Zero();
+    return;
+  }
+  // World spatial velocity V = [ω; v_O] and acceleration A = [ω̇; a_O] about the world origin;
+  // origin point: v = v_O + ω × x, a = a_O + ω̇ × x + ω × v.
+  const Vec6 V = kin.X_world[body].act_motion(kin.v[body]);
+  const Vec6 A = kin.X_world[body].act_motion(a0[body]);
+  f.w = V.head<3>();
+  f.v = V.tail<3>() + f.w.cross(f.x);
+  f.dw0 = A.head<3>();
+  f.a0 = A.tail<3>() + f.dw0.cross(f.x) + f.w.cross(f.v);
+}
+
+// Jacobian [ω; v_origin] in world axes of a joint frame: the frame_jacobian of a world-aligned frame
+// at the joint frame's origin.
+void world_jacobian(const Model& model, const KinematicsData& kin, int body, const Transform& frame, Mat6X& J) {
+  if (body < 0) {
+    J.setZero();
+    return;
+  }
+  frame_jacobian(model, kin, body, Transform{kin.X_world[body].R.transpose(), frame.p}, J);
+}
+
+void update_frames(const Model& model, const KinematicsData& kin, ConstraintData& d) {
+  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
+    const ModelJoint& lj = model.loop_joints[k];
+    frame_positions(kin, lj.parent, lj.parent_frame, d.fp[k]);
+    frame_positions(kin, lj.child, lj.child_frame, d.fc[k]);
+  }
+}
+
+void position_rows(const std::vector<ConstraintRow>& rows, const ConstraintData& d, Eigen::Ref<VecX> phi) {
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const ConstraintRow& row = rows[r];
+    const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
+    // dot: (Rp u)·(Rc w); along: (Rp u)·(x_c − x_p).
+    phi(r) = row.kind == Kind::dot ? (p.R * row.u).dot(c.R * row.w) : (p.R * row.u).dot(c.x - p.x);
+  }
+}
+
+void jacobian_rows(const Model& model, const std::vector<ConstraintRow>& rows, const KinematicsData& kin,
+                   ConstraintData& d, Eigen::Ref<MatX> G) {
+  int loop = -1;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const ConstraintRow& row = rows[r];
+    if (row.loop != loop) {  // rows of one loop joint are contiguous
+      loop = row.loop;
+      const ModelJoint& lj = model.loop_joints[loop];
+      world_jacobian(model, kin, lj.parent, lj.parent_frame, d.Jp);
+      world_jacobian(model, kin, lj.child, lj.child_frame, d.Jc);
+    }
+    const auto &p = d.fp[loop], &c = d.fc[loop];
+    const Vec3 b = p.R * row.u;
+    if (row.kind == Kind::dot) {
+      // Φ̇ = (a × b)·(ω_c − ω_p).
+      const Vec3 n = (c.R * row.w).cross(b);
+      G.row(r).noalias() = n.transpose() * (d.Jc.topRows<3>() - d.Jp.topRows<3>());
+    } else {
+      // Φ̇ = b·(v_c − v_p) + (b × d)·ω_p.
+      G.row(r).noalias() = b.transpose() * (d.Jc.bottomRows<3>() - d.Jp.bottomRows<3>());
+      G.row(r).noalias() += b.cross(c.x - p.x).transpose() * d.Jp.topRows<3>();
+    }
+  }
+}
+
+void bias_rows(const std::vector<ConstraintRow>& rows, const ConstraintData& d, Eigen::Ref<VecX> gamma) {
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const ConstraintRow& row = rows[r];
+    const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
+    const Vec3 b = p.R * row.u, bdot = p.w.cross(b);
+    double bias;
+    if (row.kind == Kind::dot) {
+      // Φ̈ − G u̇ = ṅ·Δω + n·(ω̇0_c − ω̇0_p), n = a × b, ṅ = ȧ × b + a × ḃ.
+      const Vec3 a = c.R * row.w, adot = c.w.cross(a);
+      bias = (adot.cross(b) + a.cross(bdot)).dot(c.w - p.w) + a.cross(b).dot(c.dw0 - p.dw0);
+    } else {
+      // Φ̈ − G u̇ = (ω̇0_p × b + ω_p × ḃ)·d + 2 ḃ·ḋ + b·(a0_c − a0_p).
+      const Vec3 dist = c.x - p.x, ddot = c.v - p.v;
+      bias = (p.dw0.cross(b) + p.w.cross(bdot)).dot(dist) + 2.0 * bdot.dot(ddot) + b.dot(c.a0 - p.a0);
+    }
+    gamma(r) = -bias;
+  }
+}
+
+// Random configuration for the redundancy check: angles and offsets in [-π, π], unit quaternions.
+VecX random_configuration(const Model& model, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> dist(-M_PI, M_PI);
+  VecX q(model.nq);
+  for (int k = 0; k < model.nq; ++k) q(k) = dist(rng);
+  model.normalize(q);
+  return q;
+}
+
+}  // namespace
+
+std::vector<ConstraintRow> Constraints::all_rows(const Model& model) {
+  std::vector<ConstraintRow> rows;
+  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) joint_rows(model.loop_joints[k], static_cast<int>(k), rows);
+  return rows;
+}
+
+// Structural redundancy: rank and independent rows of G at three random configurations (not
+// assembled: rows that are dependent there are dependent everywhere generically). The sample of
+// highest rank picks the kept rows by column-pivoted QR of Gᵀ, relative threshold 1e-10.
+Constraints::Constraints(const Model& model) {
+  const std::vector<ConstraintRow> all = all_rows(model);
+  if (all.empty()) return;
+  ConstraintData d(model, *this);
+  KinematicsData kin(model);
+  MatX G(all.size(), model.nv);
+  std::mt19937_64 rng(20261123);
+  int best_rank = -1;
+  std::vector<int> best;
+  for (int sample = 0; sample < 3; ++sample) {
+    update_positions(model, kin, random_configuration(model, rng));
+    update_frames(model, kin, d);
+    jacobian_rows(model, all, kin, d, G);
+    Eigen::ColPivHouseholderQR<MatX> qr(G.transpose());
+    qr.setThreshold(1e-10);
+    if (static_cast<int>(qr.rank()) <= best_rank) continue;
+    best_rank = static_cast<int>(qr.rank());
+    best.assign(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + best_rank);
+  }
+  std::sort(best.begin(), best.end());
+  for (int r = 0, next = 0; r < static_cast<int>(all.size()); ++r) {
+    const bool keep = next < static_cast<int>(best.size()) && best[next] == r;
+    (keep ? rows_ : dropped_).push_back(all[r]);
+    next += keep;
+  }
+}
+
+ConstraintData::ConstraintData(const Model& model, const Constraints&)
+    : fp(model.loop_joints.size()), fc(model.loop_joints.size()), a0(model.nbodies, Vec6::Zero()),
+      Jp(Mat6X::Zero(6, model.nv)), Jc(Mat6X::Zero(6, model.nv)) {}
+
+void constraint_position(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                         Eigen::Ref<VecX> phi) {
+  update_frames(model, kin, d);
+  position_rows(cons.kept(), d, phi);
+}
+
+void constraint_jacobian(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                         Eigen::Ref<MatX> G) {
+  update_frames(model, kin, d);
+  jacobian_rows(model, cons.kept(), kin, d, G);
+}
+
+void constraint_bias(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                     Eigen::Ref<VecX> gamma) {
+  update_frames(model, kin, d);
+  // Body accelerations at u̇ = 0: a0_i = X⁻¹ a0_parent + c_i.
+  for (int i = 0; i < model.nbodies; ++i) {
+    const int p = model.parent[i];
+    d.a0[i] = kin.c[i];
+    if (p >= 0) d.a0[i] += kin.X_parent[i].inv_act_motion(d.a0[p]);
+  }
+  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
+    frame_motion(kin, d.a0, model.loop_joints[k].parent, d.fp[k]);
+    frame_motion(kin, d.a0, model.loop_joints[k].child, d.fc[k]);
+  }
+  bias_rows(cons.kept(), d, gamma);
+}
+
+RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX& q) {
+  RankInfo info;
+  info.dof = model.nv;
+  if (cons.rows() == 0) return info;
+  KinematicsData kin(model);
+  update_positions(model, kin, q);
+  ConstraintData d(model, cons);
+  MatX G(cons.rows(), model.nv);
+  constraint_jacobian(model, cons, kin, d, G);
+  const Eigen::JacobiSVD<MatX> svd(G);
+  const VecX s = svd.singularValues();
+  info.tolerance = static_cast<double>(std::max(G.rows(), G.cols())) * std::numeric_limits<double>::epsilon() * s(0);
+  info.rank = static_cast<int>((s.array() > info.tolerance).count());
+  info.dof = model.nv - info.rank;
+  return info;
+}
+
+}  // namespace loopdyn
