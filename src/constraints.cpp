@@ -176,9 +176,15 @@ std::vector<ConstraintRow> Constraints::all_rows(const Model& model) {
   return rows;
 }
 
+Constraints Constraints::unreduced(const Model& model) {
+  Constraints c;
+  c.rows_ = all_rows(model);
+  return c;
+}
+
 // Structural redundancy: rank and independent rows of G at three random configurations (not
 // assembled: rows that are dependent there are dependent everywhere generically). The sample of
-// highest rank picks the kept rows by column-pivoted QR of Gᵀ, relative threshold 1e-10.
+// highest rank picks the kept rows by column-pivoted QR of Gᵀ.
 Constraints::Constraints(const Model& model) {
   const std::vector<ConstraintRow> all = all_rows(model);
   if (all.empty()) return;
@@ -193,7 +199,11 @@ Constraints::Constraints(const Model& model) {
     update_frames(model, kin, d);
     jacobian_rows(model, all, kin, d, G);
     Eigen::ColPivHouseholderQR<MatX> qr(G.transpose());
-    qr.setThreshold(1e-10);
+    // Pivots count when above 1e-10 · max(1, max |G|): absolute near G ≡ 0, where a threshold
+    // relative to the largest pivot would count round-off as rank.
+    const double scale = std::max(1.0, G.cwiseAbs().maxCoeff());
+    if (qr.maxPivot() > 0.0) qr.setThreshold(std::min(1.0, 1e-10 * scale / qr.maxPivot()));
+    if (qr.maxPivot() <= 1e-10 * scale) continue;
     if (static_cast<int>(qr.rank()) <= best_rank) continue;
     best_rank = static_cast<int>(qr.rank());
     best.assign(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + best_rank);

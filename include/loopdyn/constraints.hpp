@@ -39,6 +39,8 @@ struct ConstraintRow {
 class Constraints {
  public:
   explicit Constraints(const Model& model);
+  /// Every row of every loop joint, without the redundancy check (diagnostics and tests).
+  static Constraints unreduced(const Model& model);
   int rows() const { return static_cast<int>(rows_.size()); }     ///< m, kept rows
   const std::vector<ConstraintRow>& kept() const { return rows_; }
   const std::vector<ConstraintRow>& dropped() const { return dropped_; }  ///< structurally redundant
@@ -46,6 +48,7 @@ class Constraints {
   static std::vector<ConstraintRow> all_rows(const Model& model);
 
  private:
+  Constraints() = default;
   std::vector<ConstraintRow> rows_, dropped_;
 };
 

@@ -1,0 +1,134 @@
+// Loop-closure constraints: Φ, G and γ against each other by finite differences, and against the
+// joints' own motion (a loop joint that duplicates a tree joint is satisfied identically).
+#include "loopdyn/constraints.hpp"
+#include "test_support.hpp"
+
+namespace loopdyn {
+namespace {
+
+using test::near;
+
+// Random tree plus one loop-closing joint of every type between random bodies (or ground), with
+// random frames: the loops are not closed, which the derivative identities do not need.
+Mechanism random_loops(std::uint64_t seed) {
+  Mechanism mech = test::random_tree(seed, 8, static_cast<int>(seed % 8));
+  std::mt19937_64 rng(seed + 1000);
+  for (int t = 0; t < 8; ++t) {
+    const int a = std::uniform_int_distribution<int>(-1, 7)(rng);
+    int b = std::uniform_int_distribution<int>(0, 7)(rng);
+    if (b == a) b = (b + 1) % 8;
+    JointSpec& j = mech.add_joint(test::indexed("loop", t), static_cast<JointType>(t),
+                                  a < 0 ? std::string("ground") : test::indexed("b", a), test::indexed("b", b),
+                                  Transform{test::random_rotation(rng), test::random_vec(rng, 0.3)},
+                                  Transform{test::random_rotation(rng), test::random_vec(rng, 0.3)});
+    j.cut = true;
+    j.axis = test::random_vec(rng, 1.0).normalized();
+    j.axis2 = j.axis.unitOrthogonal();
+  }
+  return mech;
+}
+
+struct Eval {
+  const Model& m;
+  Constraints cons;
+  ConstraintData d;
+  KinematicsData kin;
+  Eval(const Model& model, Constraints c) : m(model), cons(std::move(c)), d(model, cons), kin(model) {}
+  void at(const VecX& q, const VecX& u) {
+    update_positions(m, kin, q);
+    update_velocities(m, kin, q, u);
+  }
+  VecX phi(const VecX& q) {
+    at(q, VecX::Zero(m.nv));
+    VecX out(cons.rows());
+    constraint_position(m, cons, kin, d, out);
+    return out;
+  }
+  MatX G(const VecX& q) {
+    at(q, VecX::Zero(m.nv));
+    MatX out(cons.rows(), m.nv);
+    constraint_jacobian(m, cons, kin, d, out);
+    return out;
+  }
+  VecX gamma(const VecX& q, const VecX& u) {
+    at(q, u);
+    VecX out(cons.rows());
+    constraint_bias(m, cons, kin, d, out);
+    return out;
+  }
+};
+
+// Central differences, h = 1e-6: truncation O(h²) ≈ 1e-12, round-off ≈ 1e-16/h = 1e-10 on O(1)
+// values; 1e-7 leaves margin.
+constexpr double h = 1e-6, fd_tol = 1e-7;
+
+TEST(Constraints, JacobianIsTheDerivativeOfThePositionError) {
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    const Model m = Model::build(random_loops(seed));
+    Eval e(m, Constraints::unreduced(m));
+    ASSERT_EQ(e.cons.rows(), 5 + 5 + 4 + 4 + 3 + 3 + 0 + 6);
+    std::mt19937_64 rng(seed);
+    const VecX q = test::random_q(m, rng);
+    const MatX G = e.G(q);
+    for (int k = 0; k < m.nv; ++k) {
+      const VecX dir = VecX::Unit(m.nv, k);
+      const VecX fd = (e.phi(test::moved(m, q, dir, h)) - e.phi(test::moved(m, q, dir, -h))) / (2 * h);
+      EXPECT_TRUE(near(G.col(k), fd, fd_tol)) << "seed " << seed << " speed " << k;
+    }
+  }
+}
+
+// Φ̈ = G u̇ − γ along q̇ = q̇(q, u), u̇: d/dt (G u) at u̇ = 0 equals −γ.
+TEST(Constraints, BiasIsTheVelocityProductOfTheSecondDerivative) {
+  for (std::uint64_t seed = 20; seed < 32; ++seed) {
+    const Model m = Model::build(random_loops(seed));
+    Eval e(m, Constraints::unreduced(m));
+    std::mt19937_64 rng(seed);
+    const VecX q = test::random_q(m, rng), u = test::random_vector(m.nv, rng);
+    const VecX fd = (e.G(test::moved(m, q, u, h)) * u - e.G(test::moved(m, q, u, -h)) * u) / (2 * h);
+    EXPECT_TRUE(near(e.gamma(q, u), -fd, fd_tol)) << "seed " << seed;
+  }
+}
+
+// A loop joint identical to a tree joint allows exactly the motion the tree joint makes: Φ = 0,
+// G u = 0 and γ = 0 at every q and u, for every joint type.
+TEST(Constraints, DuplicateOfATreeJointIsSatisfiedIdentically) {
+  for (std::uint64_t seed = 40; seed < 48; ++seed) {
+    Mechanism mech = test::random_tree(seed, 8, static_cast<int>(seed % 8));
+    const std::size_t tree_joints = mech.joints.size();
+    for (std::size_t k = 0; k < tree_joints; ++k) {
+      JointSpec copy = mech.joints[k];
+      copy.name += "_copy";
+      copy.cut = true;
+      copy.q.clear();
+      copy.u.clear();
+      mech.joints.push_back(copy);
+    }
+    const Model m = Model::build(mech);
+    ASSERT_EQ(m.loop_joints.size(), tree_joints);
+    Eval e(m, Constraints::unreduced(m));
+    std::mt19937_64 rng(seed);
+    const VecX q = test::random_q(m, rng), u = test::random_vector(m.nv, rng);
+    EXPECT_TRUE(near(e.phi(q), VecX::Zero(e.cons.rows()), 1e-14)) << "seed " << seed;
+    EXPECT_TRUE(near(e.G(q) * u, VecX::Zero(e.cons.rows()), 1e-13)) << "seed " << seed;
+    EXPECT_TRUE(near(e.gamma(q, u), VecX::Zero(e.cons.rows()), 1e-13)) << "seed " << seed;
+    // Every row is dependent (G ≡ 0): all are structurally redundant.
+    EXPECT_EQ(Constraints(m).rows(), 0) << "seed " << seed;
+  }
+}
+
+TEST(Constraints, DroppingRedundantRowsKeepsTheRank) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const Model m = Model::build(random_loops(seed));
+    const Constraints cons(m);
+    std::mt19937_64 rng(seed);
+    const VecX q = test::random_q(m, rng);
+    const int full = constraint_rank(m, Constraints::unreduced(m), q).rank;
+    EXPECT_EQ(constraint_rank(m, cons, q).rank, full) << "seed " << seed;
+    EXPECT_EQ(cons.rows(), full) << "seed " << seed;  // kept rows are independent
+    EXPECT_EQ(cons.rows() + static_cast<int>(cons.dropped().size()), 30);
+  }
+}
+
+}  // namespace
+}  // namespace loopdyn
