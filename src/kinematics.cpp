@@ -19,11 +19,12 @@ void update_positions(const Model& model, KinematicsData& kin, const Eigen::Ref<
           // X_parent = Tp Tj(q) Tc⁻¹; S = Tc S_joint.
           const Transform Tj = k.transform(qi);
           auto S = kin.S.template middleCols<NV>(model.v_index[i]);
+          // Tp Tj with Tp = (I, p) is (Rj, pj + p): skip the rotation product.
+          kin.X_parent[i] = mj.parent_frame_unrotated ? Transform{Tj.R, Tj.p + mj.parent_frame.p} : mj.parent_frame * Tj;
           if (mj.child_frame_identity) {
-            kin.X_parent[i] = mj.parent_frame * Tj;
             S = k.subspace(qi);
           } else {
-            kin.X_parent[i] = mj.parent_frame * Tj * mj.child_frame.inverse();
+            kin.X_parent[i] = kin.X_parent[i] * mj.child_frame.inverse();
             S.noalias() = mj.child_frame.motion_matrix() * k.subspace(qi);
           }
         },

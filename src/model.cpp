@@ -256,7 +256,7 @@ Model Model::build(const Mechanism& mech) {
     m.com.push_back(bs.com);
     m.inertia.push_back(rigid_inertia(bs.mass, bs.com, bs.inertia));
     m.joints.push_back(ModelJoint{js.name, kernel[j], m.parent.back(), i, js.parent_frame, js.child_frame,
-                                  is_identity(js.child_frame), js.where});
+                                  is_identity(js.child_frame), js.parent_frame.R.isIdentity(0.0), js.where});
     const int nq = joint_nq(kernel[j]), nv = joint_nv(kernel[j]);
     m.q_index.push_back(m.nq);
     m.v_index.push_back(m.nv);
@@ -283,7 +283,8 @@ Model Model::build(const Mechanism& mech) {
     if (in_tree) continue;
     const JointSpec& js = mech.joints[j];
     m.loop_joints.push_back(ModelJoint{js.name, kernel[j], to_model(parent_of[j]), to_model(child_of[j]),
-                                       js.parent_frame, js.child_frame, is_identity(js.child_frame), js.where});
+                                       js.parent_frame, js.child_frame, is_identity(js.child_frame),
+                                       js.parent_frame.R.isIdentity(0.0), js.where});
   }
 
   // Markers.

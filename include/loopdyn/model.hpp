@@ -21,6 +21,7 @@ struct ModelJoint {
   Transform parent_frame;          ///< joint frame in the parent body frame
   Transform child_frame;           ///< joint frame in the child body frame
   bool child_frame_identity = true;
+  bool parent_frame_unrotated = true;  ///< parent_frame.R is the identity (saves a 3x3 product per sweep)
   std::string where;
 };
 
