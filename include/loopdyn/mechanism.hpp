@@ -91,6 +91,19 @@ struct ForceSpec {
   std::string where;
 };
 
+/// Linear coupling of one-coordinate joint coordinates: Σ coefficient_k q(joint_k) = value.
+/// A gear `q(joint2) = ratio · q(joint1)` is the coupling {(joint1, ratio), (joint2, −1)} = 0.
+struct CouplingSpec {
+  struct Term {
+    std::string joint;
+    double coefficient = 0.0;
+  };
+  std::string name;
+  std::vector<Term> terms;
+  double value = 0.0;
+  std::string where;
+};
+
 struct Model;
 struct KinematicsData;
 
@@ -113,6 +126,7 @@ struct Mechanism {
   std::vector<JointSpec> joints;
   std::vector<MarkerSpec> markers;
   std::vector<ForceSpec> forces;
+  std::vector<CouplingSpec> couplings;  ///< model file `constraints:` (gears, linear couplings)
   std::vector<ForceCallback> callbacks;
 
   BodySpec& add_body(std::string name, double mass, const Vec3& com, const Mat3& inertia);
