@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "loopdyn/formulations/lagrange_dense.hpp"
+#include "loopdyn/formulations/lagrange_on.hpp"
 #include "loopdyn/formulations/tree.hpp"
 
 namespace loopdyn {
@@ -12,8 +14,11 @@ const std::vector<std::string_view>& formulation_names() {
   return names;
 }
 
-std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model& model) {
+std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model& model,
+                                              const FormulationSettings& settings) {
   if (name == "tree") return std::make_unique<TreeFormulation>(model);
+  if (name == "lagrange-dense") return std::make_unique<LagrangeDense>(model, settings);
+  if (name == "lagrange-on") return std::make_unique<LagrangeOn>(model, settings);
   const auto& names = formulation_names();
   if (std::find(names.begin(), names.end(), name) != names.end())
     throw ModelError("method '" + std::string(name) + "' is not implemented yet");

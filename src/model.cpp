@@ -174,8 +174,12 @@ std::vector<std::string> Model::coordinate_names() const {
   for (const char* prefix : {"q.", "u."}) {
     for (int i = 0; i < nbodies; ++i) {
       const int n = prefix[0] == 'q' ? nq_joint[i] : nv_joint[i];
-      for (int k = 0; k < n; ++k)
-        names.push_back(prefix + joints[i].name + (n > 1 ? "." + std::to_string(k) : std::string()));
+      for (int k = 0; k < n; ++k) {
+        std::string name(prefix);
+        name += joints[i].name;
+        if (n > 1) name.append(".").append(std::to_string(k));
+        names.push_back(std::move(name));
+      }
     }
   }
   return names;

@@ -25,8 +25,9 @@ std::vector<double> output_times(double t_end, double output_dt) {
 }
 
 Simulator::Simulator(const Model& model, Formulation& formulation, const SimulationSettings& settings)
-    : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), q_(model.nq),
-      u_(model.nv), udot_(model.nv) {}
+    : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(model),
+      constraint_data_(model, constraints_), phi_(constraints_.rows()), G_(constraints_.rows(), model.nv),
+      q_(model.nq), u_(model.nv), udot_(model.nv) {}
 
 void Simulator::rhs(double t, const VecX& x, VecX& dx) {
   // ẋ = [q̇(q, u); u̇] with u̇ from the formulation.
@@ -43,7 +44,8 @@ VecX Simulator::row(double t, const VecX& x) {
   const VecX q = x.head(model_.nq), u = x.tail(model_.nv);
   update_positions(model_, output_kin_, q);
   update_velocities(model_, output_kin_, q, u);
-  VecX r(1 + x.size() + 3 * model_.markers.size() + 1);
+  const bool loops = model_.has_loops();
+  VecX r(1 + x.size() + 3 * model_.markers.size() + 1 + (loops ? 2 : 0));
   r(0) = t;
   r.segment(1, x.size()) = x;
   Eigen::Index k = 1 + x.size();
@@ -51,7 +53,13 @@ VecX Simulator::row(double t, const VecX& x) {
     r.segment<3>(k) = point_position(output_kin_, m.body, m.point);
     k += 3;
   }
-  r(k) = energy(model_, output_kin_, q).total();
+  r(k++) = energy(model_, output_kin_, q).total();
+  if (loops) {
+    constraint_position(model_, constraints_, output_kin_, constraint_data_, phi_);
+    constraint_jacobian(model_, constraints_, output_kin_, constraint_data_, G_);
+    r(k++) = phi_.size() ? phi_.cwiseAbs().maxCoeff() : 0.0;
+    r(k++) = phi_.size() ? (G_ * u).cwiseAbs().maxCoeff() : 0.0;
+  }
   return r;
 }
 
@@ -65,6 +73,10 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
   for (const ModelMarker& m : model_.markers)
     for (const char* axis : {".x", ".y", ".z"}) traj.columns.push_back(m.name + axis);
   traj.columns.push_back("energy");
+  if (model_.has_loops()) {
+    traj.columns.push_back("residual.position");
+    traj.columns.push_back("residual.velocity");
+  }
 
   VecX x0(size());
   x0 << q0, u0;

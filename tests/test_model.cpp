@@ -6,25 +6,7 @@
 namespace loopdyn {
 namespace {
 
-Mat3 rod_inertia(double m, double l) { return Vec3(m * l * l / 12, m * l * l / 12, 1e-4).asDiagonal(); }
-
-// Planar four-bar in the x-y plane: crank and rocker on ground, coupler between them; all revolute z.
-Mechanism four_bar(bool pin_cut) {
-  Mechanism m;
-  m.name = "four_bar";
-  for (const char* b : {"crank", "coupler", "rocker"}) m.add_body(b, 1.0, Vec3(0.5, 0, 0), rod_inertia(1.0, 1.0));
-  m.add_joint("A", JointType::revolute, "ground", "crank");
-  m.add_joint("B", JointType::revolute, "crank", "coupler", Transform::translation(Vec3(1, 0, 0)));
-  m.add_joint("D", JointType::revolute, "ground", "rocker", Transform::translation(Vec3(1, 0, 0)));
-  JointSpec& c = m.add_joint("C", JointType::revolute, "coupler", "rocker", Transform::translation(Vec3(1, 0, 0)),
-                             Transform::translation(Vec3(1, 0, 0)));
-  c.cut = pin_cut;
-  // Square at q = 0 is not closed; set a closed parallelogram: crank and rocker up, coupler flat.
-  m.joints[0].q = {M_PI / 2};
-  m.joints[1].q = {-M_PI / 2};
-  m.joints[2].q = {M_PI / 2};
-  return m;
-}
+Mechanism four_bar(bool pin_cut) { return test::parallelogram_four_bar(pin_cut); }
 
 TEST(Model, DepthFirstNumberingWithParentsFirst) {
   const Model m = Model::build(test::random_tree(3, 20));

@@ -91,3 +91,126 @@ inline VecX moved(const Model& model, const VecX& q, const VecX& du, double eps)
 }
 
 }  // namespace loopdyn::test
+
+#include <Eigen/SVD>
+
+#include "loopdyn/constraints.hpp"
+#include "loopdyn/tree_dynamics.hpp"
+
+namespace loopdyn::test {
+
+/// Planar parallelogram four-bar in the x-y plane, unit links, all joints revolute about z: crank
+/// and rocker on ground at (0,0) and (1,0), coupler from the crank tip, loop closed by joint C
+/// (coupler tip to rocker tip). q = (θ, −θ, θ) closes it for any crank angle θ (default π/2);
+/// at θ = 0 every link is collinear: a singular configuration (parallelogram/antiparallelogram
+/// bifurcation).
+inline Mechanism parallelogram_four_bar(bool pin_cut = true, double theta = M_PI / 2) {
+  Mechanism m;
+  m.name = "four_bar";
+  const Mat3 rod = Vec3(1e-4, 1.0 / 12, 1.0 / 12).asDiagonal();
+  for (const char* b : {"crank", "coupler", "rocker"}) m.add_body(b, 1.0, Vec3(0.5, 0, 0), rod);
+  m.add_joint("A", JointType::revolute, "ground", "crank").q = {theta};
+  m.add_joint("B", JointType::revolute, "crank", "coupler", Transform::translation(Vec3(1, 0, 0))).q = {-theta};
+  m.add_joint("D", JointType::revolute, "ground", "rocker", Transform::translation(Vec3(1, 0, 0))).q = {theta};
+  m.add_joint("C", JointType::revolute, "coupler", "rocker", Transform::translation(Vec3(1, 0, 0)),
+              Transform::translation(Vec3(1, 0, 0)))
+      .cut = pin_cut;
+  return m;
+}
+
+/// A closed state of a mechanism with loops.
+struct ClosedCase {
+  Mechanism mechanism;
+  VecX q, u;
+};
+
+/// Random tree with `loops` loop-closing joints (types cycling from `first_type`, free excluded)
+/// between random bodies, each closed exactly at the random state q: its child frame is placed
+/// where its parent frame is at q, turned by the joint's own motion at a random joint coordinate.
+/// u is a random velocity projected onto ker G.
+inline ClosedCase closed_loops(std::uint64_t seed, int nbodies, int loops, int first_type = 0) {
+  ClosedCase c{random_tree(seed, nbodies, static_cast<int>(seed % 8)), {}, {}};
+  const Model tree = Model::build(c.mechanism);
+  std::mt19937_64 rng(seed + 77);
+  const VecX q_tree = random_q(tree, rng);
+  KinematicsData kin(tree);
+  update_positions(tree, kin, q_tree);
+  for (int k = 0; k < loops; ++k) {
+    const int a = std::uniform_int_distribution<int>(-1, nbodies - 1)(rng);
+    int b = std::uniform_int_distribution<int>(0, nbodies - 1)(rng);
+    if (b == a) b = (b + 1) % nbodies;
+    int type = (first_type + k) % 8;
+    if (static_cast<JointType>(type) == JointType::free) type = (type + 1) % 8;
+    JointSpec j;
+    j.name = indexed("loop", k);
+    j.type = static_cast<JointType>(type);
+    j.parent = a < 0 ? std::string("ground") : tree.body_name[a];
+    j.child = tree.body_name[b];
+    j.cut = true;
+    j.axis = random_vec(rng, 1.0).normalized();
+    j.axis2 = j.axis.unitOrthogonal();
+    j.parent_frame = Transform{random_rotation(rng), random_vec(rng, 0.3)};
+    // Fc = Fp · Tj(qj) at q: child_frame = X_world[b]⁻¹ · X_world[a] · parent_frame · Tj(qj).
+    Mechanism one;
+    one.add_body("x", 1, Vec3::Zero(), Mat3::Identity());
+    JointSpec& only = one.add_joint("j", j.type, "ground", "x");
+    only.axis = j.axis;
+    only.axis2 = j.axis2;
+    const Model joint_model = Model::build(one);
+    const VecX qj = random_q(joint_model, rng);
+    KinematicsData jk(joint_model);
+    update_positions(joint_model, jk, qj);
+    const Transform Fp = (a < 0 ? Transform{} : kin.X_world[a]) * j.parent_frame;
+    j.child_frame = kin.X_world[b].inverse() * Fp * jk.X_world[0];
+    c.mechanism.joints.push_back(j);
+  }
+  // Tree coordinates are unchanged by adding cut joints: q is the tree state.
+  const Model m = Model::build(c.mechanism);
+  c.q = VecX(m.nq);
+  for (int i = 0; i < m.nbodies; ++i) {
+    const int ti = tree.joint_index(m.joints[i].name);
+    c.q.segment(m.q_index[i], m.nq_joint[i]) = q_tree.segment(tree.q_index[ti], tree.nq_joint[ti]);
+  }
+  KinematicsData closed(m);
+  update_positions(m, closed, c.q);
+  const Constraints cons = Constraints::unreduced(m);
+  ConstraintData cd(m, cons);
+  MatX G(cons.rows(), m.nv);
+  constraint_jacobian(m, cons, closed, cd, G);
+  const Eigen::JacobiSVD<MatX> svd(G, Eigen::ComputeFullV);
+  const int rank = static_cast<int>((svd.singularValues().array() > 1e-10 * svd.singularValues()(0)).count());
+  const MatX N = svd.matrixV().rightCols(m.nv - rank);
+  c.u = N * random_vector(static_cast<int>(N.cols()), rng, 2.0);
+  return c;
+}
+
+/// Constrained accelerations by the null-space method, independent of the formulations (gravity
+/// only: force elements are not included):
+/// u̇ = u_p + N z with u_p the minimum-norm solution of G u̇ = γ and Nᵀ M N z = Nᵀ (Q − M u_p).
+inline VecX reference_accelerations(const Model& m, const VecX& q, const VecX& u) {
+  KinematicsData kin(m);
+  update_positions(m, kin, q);
+  update_velocities(m, kin, q, u);
+  const Constraints cons = Constraints::unreduced(m);
+  ConstraintData cd(m, cons);
+  MatX G(cons.rows(), m.nv);
+  VecX gamma(cons.rows());
+  constraint_jacobian(m, cons, kin, cd, G);
+  constraint_bias(m, cons, kin, cd, gamma);
+  MatX M(m.nv, m.nv);
+  CrbaData crba_data(m);
+  crba(m, crba_data, q, M);
+  VecX C(m.nv);
+  RneaData rnea_data(m);
+  rnea(m, rnea_data, q, u, VecX::Zero(m.nv), nullptr, C);
+  const Eigen::JacobiSVD<MatX> svd(G, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  const int rank = static_cast<int>((svd.singularValues().array() > 1e-10 * svd.singularValues()(0)).count());
+  const MatX N = svd.matrixV().rightCols(m.nv - rank);
+  const VecX up = svd.matrixV().leftCols(rank) *
+                  (svd.singularValues().head(rank).cwiseInverse().asDiagonal() *
+                   (svd.matrixU().leftCols(rank).transpose() * gamma));
+  const MatX Mr = N.transpose() * M * N;
+  return up + N * Mr.llt().solve(N.transpose() * (-C - M * up));
+}
+
+}  // namespace loopdyn::test

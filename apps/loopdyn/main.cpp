@@ -18,8 +18,9 @@ namespace {
 using namespace loopdyn;
 
 struct SimulateOptions {
-  std::string model, method = "tree", integrator = "rk4", out = "trajectory.csv";
+  std::string model, method = "auto", integrator = "rk4", out = "trajectory.csv";
   double dt = 1e-3, t_end = 10.0, rtol = 1e-8, atol = 1e-10, output_dt = 0.01;
+  FormulationSettings formulation;
 };
 
 // A one-line progress bar on stderr, drawn only when stderr is a terminal.
@@ -40,7 +41,12 @@ class ProgressBar {
 
 int simulate(const SimulateOptions& o) {
   const Model model = Model::build(load_mechanism(o.model));
-  auto formulation = make_formulation(o.method, model);
+  // auto: the ABA for trees; for loops the dense Lagrange baseline until faster methods land.
+  const std::string method = o.method != "auto" ? o.method : model.has_loops() ? "lagrange-dense" : "tree";
+  auto formulation = make_formulation(method, model, o.formulation);
+  formulation->set_event_sink([](const FormulationEvent& e) {
+    std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, e.message.c_str());
+  });
   SimulationSettings settings;
   const auto kind = parse_integrator(o.integrator);
   if (!kind) throw std::invalid_argument("unknown integrator '" + o.integrator + "' (known: rk2, rk4, dopri5)");
@@ -59,7 +65,7 @@ int simulate(const SimulateOptions& o) {
   const double e0 = traj.at(0, "energy"), e1 = traj.at(traj.rows.size() - 1, "energy");
   std::printf("model       %s (%d bodies, nq = %d, nv = %d, %zu loop-closing joints)\n", model.name.c_str(),
               model.nbodies, model.nq, model.nv, model.loop_joints.size());
-  std::printf("method      %s, integrator %s\n", o.method.c_str(), o.integrator.c_str());
+  std::printf("method      %s, integrator %s\n", method.c_str(), o.integrator.c_str());
   std::printf("simulated   %g s in %.3f s wall: %ld steps (%ld rejected), %ld evaluations\n", o.t_end, wall,
               traj.stats.steps_accepted, traj.stats.steps_rejected, traj.stats.rhs_evaluations);
   std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
@@ -140,7 +146,12 @@ int main(int argc, char** argv) {
   cmd_sim->add_option("model", sim.model, "model file (YAML)")->required();
   std::string methods;
   for (auto n : formulation_names()) methods += (methods.empty() ? "" : ", ") + std::string(n);
-  cmd_sim->add_option("--method", sim.method, "formulation: " + methods)->capture_default_str();
+  cmd_sim->add_option("--method", sim.method, "formulation: auto (tree without loops, else lagrange-dense), " + methods)
+      ->capture_default_str();
+  cmd_sim->add_option("--baumgarte-alpha", sim.formulation.baumgarte_alpha,
+                      "Baumgarte damping α in Φ̈ + 2αΦ̇ + β²Φ = 0 (loop formulations)")
+      ->capture_default_str();
+  cmd_sim->add_option("--baumgarte-beta", sim.formulation.baumgarte_beta, "Baumgarte stiffness β")->capture_default_str();
   cmd_sim->add_option("--integrator", sim.integrator, "rk2, rk4 or dopri5")->capture_default_str();
   cmd_sim->add_option("--dt", sim.dt, "fixed step (rk2, rk4); initial step (dopri5)")->capture_default_str();
   cmd_sim->add_option("--t-end", sim.t_end, "final time [s]")->capture_default_str();

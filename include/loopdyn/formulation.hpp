@@ -3,7 +3,9 @@
 // sized at construction; names are the CLI's `--method` values (docs/methods.md).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,6 +13,23 @@
 #include "loopdyn/model.hpp"
 
 namespace loopdyn {
+
+/// Options shared by the formulations (each uses what applies to it).
+struct FormulationSettings {
+  /// Baumgarte stabilization of the acceleration constraint (paper 001 eqs 6-9):
+  /// Φ̈ + 2α Φ̇ + β² Φ = 0. Zero (the default) integrates G u̇ = γ unstabilized.
+  double baumgarte_alpha = 0.0;
+  double baumgarte_beta = 0.0;
+  /// Relative threshold below which a pivot of the multiplier system counts as zero (rank loss at
+  /// a singular configuration or a redundant constraint): multipliers are then minimum-norm.
+  double rank_tolerance = 1e-10;
+};
+
+/// Something a formulation reports during a run (a singular configuration entered or left).
+struct FormulationEvent {
+  double t = 0.0;
+  std::string message;
+};
 
 class Formulation {
  public:
@@ -22,15 +41,24 @@ class Formulation {
   virtual const VecX& multipliers() const { return no_multipliers_; }
   /// Kinematics of the last call (positions and velocities at its q, u).
   virtual const KinematicsData& kinematics() const = 0;
+  /// Receives events (the default sink drops them).
+  void set_event_sink(std::function<void(const FormulationEvent&)> sink) { sink_ = std::move(sink); }
+
+ protected:
+  void report(double t, std::string message) const {
+    if (sink_) sink_({t, std::move(message)});
+  }
 
  private:
   VecX no_multipliers_;
+  std::function<void(const FormulationEvent&)> sink_;
 };
 
 /// Names of every formulation loopdyn knows, implemented or not.
 const std::vector<std::string_view>& formulation_names();
 /// Creates the formulation `name` for `model`. Throws ModelError when the name is unknown, the
 /// method is not implemented yet, or it cannot handle the model (e.g. `tree` with loops).
-std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model& model);
+std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model& model,
+                                              const FormulationSettings& settings = {});
 
 }  // namespace loopdyn

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "loopdyn/constraints.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/integrators.hpp"
 
@@ -17,7 +18,8 @@ struct SimulationSettings {
   double output_dt = 0.01;  ///< rows at 0, output_dt, 2 output_dt, ... and t_end
 };
 
-/// Recorded rows: t, q.<joint>[.i], u.<joint>[.i], <marker>.x/.y/.z, energy.
+/// Recorded rows: t, q.<joint>[.i], u.<joint>[.i], <marker>.x/.y/.z, energy, and for models with
+/// loops residual.position = max |Φ| and residual.velocity = max |G u| over the kept constraint rows.
 struct Trajectory {
   std::vector<std::string> columns;
   std::vector<VecX> rows;
@@ -49,6 +51,10 @@ class Simulator final : public OdeSystem {
   Formulation& formulation_;
   SimulationSettings settings_;
   KinematicsData output_kin_;
+  Constraints constraints_;
+  ConstraintData constraint_data_;
+  VecX phi_;
+  MatX G_;
   VecX q_, u_, udot_;
 };
 
