@@ -78,7 +78,9 @@ TEST(Lagrange, PlanarLadderCheckValueForEveryLayout) {
       EXPECT_NEAR(b.udot_dense(v), b.udot_on(v), acc_tol * std::abs(b.udot_dense(v))) << "L " << L;
       if (std::isnan(first)) first = b.udot_dense(v);
       EXPECT_NEAR(b.udot_dense(v), first, acc_tol * std::abs(first)) << "L " << L;
-      if (L == 1) EXPECT_NEAR(b.udot_dense(v), expected_L1, 1e-9 * expected_L1);
+      if (L == 1) {
+        EXPECT_NEAR(b.udot_dense(v), expected_L1, 1e-9 * expected_L1);
+      }
     }
   }
 }

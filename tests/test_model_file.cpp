@@ -162,6 +162,27 @@ TEST(ModelFileBundled, DocumentationExampleParsesAndBuilds) {
   EXPECT_EQ(model.loop_joints[0].name, "closure");
 }
 
+TEST(ModelFileBundled, DocumentationCouplingExampleParses) {
+  const std::string doc_path = std::string(LOOPDYN_SOURCE_DIR) + "/docs/model-format.md";
+  std::ifstream in(doc_path);
+  ASSERT_TRUE(in) << doc_path;
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string fence = "```yaml\nconstraints:";
+  const auto begin = doc.find(fence);
+  ASSERT_NE(begin, std::string::npos);
+  const auto text_begin = begin + std::string("```yaml\n").size();
+  const auto end = doc.find("```", text_begin);
+  ASSERT_NE(end, std::string::npos);
+  const Mechanism m = loopdyn::parse_mechanism(doc.substr(text_begin, end - text_begin), "model-format.md");
+  ASSERT_EQ(m.couplings.size(), 2u);
+  EXPECT_EQ(m.couplings[0].name, "mesh");
+  ASSERT_EQ(m.couplings[0].terms.size(), 2u);
+  EXPECT_EQ(m.couplings[0].terms[0].coefficient, -2.0);
+  EXPECT_EQ(m.couplings[0].terms[1].coefficient, -1.0);
+  EXPECT_EQ(m.couplings[0].value, -0.1);
+  EXPECT_EQ(m.couplings[1].terms.size(), 3u);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Round trip of every field type
 
@@ -332,6 +353,69 @@ TEST(ModelFileRoundTrip, MarkersAndForces) {
   EXPECT_EQ(bt.torque, Vec3(0, 1, 0));
 }
 
+// Couplings of joint coordinates (`constraints:`): gears and linear couplings.
+const std::string coupled_model = R"yaml(name: couplings
+constraints:
+  - type: gear
+    name: mesh
+    joint1: w1
+    joint2: w2
+    ratio: -2.0
+  - {type: gear, name: shifted, joint1: a, joint2: b, ratio: 0.5, offset: 0.25}
+  - type: linear
+    name: diff
+    terms:
+      - {joint: a, coefficient: 1.0}
+      - {joint: b, coefficient: -3}
+      - joint: c
+        coefficient: 0.5
+    value: 1.5
+  - type: linear
+    name: lock
+    terms: [{joint: w1, coefficient: 2}]
+)yaml";
+
+TEST(ModelFileRoundTrip, Couplings) {
+  const Mechanism m = loopdyn::parse_mechanism(coupled_model, "t.yaml");
+  ASSERT_EQ(m.couplings.size(), 4u);
+  using Term = loopdyn::CouplingSpec::Term;
+  const auto terms_are = [](const loopdyn::CouplingSpec& c, std::initializer_list<Term> expected) {
+    ASSERT_EQ(c.terms.size(), expected.size()) << c.name;
+    std::size_t k = 0;
+    for (const Term& e : expected) {
+      EXPECT_EQ(c.terms[k].joint, e.joint) << c.name << " term " << k;
+      EXPECT_EQ(c.terms[k].coefficient, e.coefficient) << c.name << " term " << k;
+      ++k;
+    }
+  };
+  // Gear q(w2) = -2 q(w1): -2 q(w1) - q(w2) = 0.
+  const auto& mesh = m.couplings[0];
+  EXPECT_EQ(mesh.name, "mesh");
+  terms_are(mesh, {{"w1", -2.0}, {"w2", -1.0}});
+  EXPECT_EQ(mesh.value, 0.0);
+  EXPECT_EQ(mesh.where, "t.yaml:3");
+  // Gear with offset q(b) = 0.5 q(a) + 0.25: 0.5 q(a) - q(b) = -0.25.
+  const auto& shifted = m.couplings[1];
+  EXPECT_EQ(shifted.name, "shifted");
+  terms_are(shifted, {{"a", 0.5}, {"b", -1.0}});
+  EXPECT_EQ(shifted.value, -0.25);
+  EXPECT_EQ(shifted.where, "t.yaml:8");
+  const auto& diff = m.couplings[2];
+  EXPECT_EQ(diff.name, "diff");
+  terms_are(diff, {{"a", 1.0}, {"b", -3.0}, {"c", 0.5}});
+  EXPECT_EQ(diff.value, 1.5);
+  EXPECT_EQ(diff.where, "t.yaml:9");
+  const auto& lock = m.couplings[3];
+  terms_are(lock, {{"w1", 2.0}});
+  EXPECT_EQ(lock.value, 0.0);  // default
+}
+
+TEST(ModelFileRoundTrip, NoCouplingsByDefault) {
+  EXPECT_TRUE(loopdyn::parse_mechanism(full_model, "t.yaml").couplings.empty());
+  EXPECT_TRUE(loopdyn::parse_mechanism("name: x\nconstraints:\n", "t.yaml").couplings.empty());
+  EXPECT_TRUE(loopdyn::parse_mechanism("name: x\nconstraints: []\n", "t.yaml").couplings.empty());
+}
+
 TEST(ModelFileRoundTrip, DefaultsForAMinimalFile) {
   const Mechanism m = loopdyn::parse_mechanism(
       "bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1]}\n"
@@ -367,7 +451,8 @@ TEST(ModelFileErrors, EmptyFileOrNotAMapping) {
 
 TEST(ModelFileErrors, UnknownTopLevelKey) {
   expect_parts(parse_error("name: x\nbodys: []\n"),
-               {"t.yaml:2:", "unknown key 'bodys'", "expected one of: name, gravity, bodies, joints, markers, forces"});
+               {"t.yaml:2:", "unknown key 'bodys'",
+                "expected one of: name, gravity, bodies, joints, markers, forces, constraints"});
 }
 
 TEST(ModelFileErrors, MisspeltBodyKey) {
@@ -485,6 +570,75 @@ TEST(ModelFileErrors, AxisOnAJointTypeWithoutOne) {
   expect_parts(parse_error("joints:\n  - name: s\n    type: spherical\n    parent: ground\n    child: a\n"
                            "    axis: [0, 0, 1]\n"),
                {"t.yaml:6:", "'axis'", "spherical joint 's'"});
+}
+
+TEST(ModelFileErrors, ConstraintKeys) {
+  // Misspelt key, and a key of the other constraint type.
+  expect_parts(parse_error("constraints:\n  - type: gear\n    name: g\n    joint1: a\n    joint2: b\n"
+                           "    ration: 2\n"),
+               {"t.yaml:6:", "unknown key 'ration'", "constraint 'g' (gear)", "joint1, joint2, ratio, offset"});
+  expect_parts(parse_error("constraints:\n  - type: gear\n    name: g\n    joint1: a\n    joint2: b\n"
+                           "    ratio: 2\n    value: 1\n"),
+               {"t.yaml:7:", "unknown key 'value'", "constraint 'g' (gear)"});
+  expect_parts(parse_error("constraints:\n  - type: linear\n    name: l\n    terms: [{joint: a, coefficient: 1}]\n"
+                           "    offset: 1\n"),
+               {"t.yaml:5:", "unknown key 'offset'", "constraint 'l' (linear)", "terms, value"});
+  expect_parts(parse_error("constraints:\n  - type: linear\n    name: l\n    terms:\n"
+                           "      - {joint: a, coeff: 1}\n"),
+               {"t.yaml:5:", "unknown key 'coeff'", "term #1 of constraint 'l' (linear)", "joint, coefficient"});
+  expect_parts(parse_error("constraints:\n  - type: gear\n    name: g\n    name: h\n    joint1: a\n"),
+               {"t.yaml:4:", "duplicate key 'name'"});
+}
+
+TEST(ModelFileErrors, ConstraintMissingFields) {
+  const std::string gear = "constraints:\n  - type: gear\n    name: g\n";
+  expect_parts(parse_error(gear + "    joint2: b\n    ratio: 2\n"),
+               {"t.yaml:2:", "constraint 'g' (gear)", "missing required key 'joint1'"});
+  expect_parts(parse_error(gear + "    joint1: a\n    ratio: 2\n"),
+               {"t.yaml:2:", "constraint 'g' (gear)", "missing required key 'joint2'"});
+  expect_parts(parse_error(gear + "    joint1: a\n    joint2: b\n"),
+               {"t.yaml:2:", "constraint 'g' (gear)", "missing required key 'ratio'"});
+  expect_parts(parse_error("constraints:\n  - {type: gear, joint1: a, joint2: b, ratio: 2}\n"),
+               {"t.yaml:2:", "constraint #1 (gear)", "missing required key 'name'"});
+  expect_parts(parse_error("constraints:\n  - {name: g, joint1: a, joint2: b, ratio: 2}\n"),
+               {"t.yaml:2:", "constraint 'g'", "missing required key 'type'"});
+  expect_parts(parse_error("constraints:\n  - type: linear\n    name: l\n    value: 1\n"),
+               {"t.yaml:2:", "constraint 'l' (linear)", "missing required key 'terms'"});
+  expect_parts(parse_error("constraints:\n  - type: linear\n    name: l\n    terms:\n      - {coefficient: 1}\n"),
+               {"t.yaml:5:", "term #1 of constraint 'l' (linear)", "missing required key 'joint'"});
+  expect_parts(parse_error("constraints:\n  - type: linear\n    name: l\n    terms:\n      - {joint: a}\n"),
+               {"t.yaml:5:", "term #1 of constraint 'l' (linear)", "missing required key 'coefficient'"});
+}
+
+TEST(ModelFileErrors, ConstraintUnknownType) {
+  expect_parts(parse_error("constraints:\n  - type: belt\n    name: b\n    joint1: a\n"),
+               {"t.yaml:2:", "unknown constraint type 'belt'", "constraint 'b'", "gear, linear"});
+}
+
+TEST(ModelFileErrors, ConstraintTermsShape) {
+  const std::string head = "constraints:\n  - type: linear\n    name: l\n";
+  expect_parts(parse_error(head + "    terms: []\n"), {"t.yaml:4:", "'terms' of constraint 'l' (linear)", "empty"});
+  expect_parts(parse_error(head + "    terms:\n    value: 1\n"), {"t.yaml:4:", "'terms'", "no value"});
+  expect_parts(parse_error(head + "    terms: {joint: a, coefficient: 1}\n"),
+               {"t.yaml:4:", "'terms' of constraint 'l' (linear)", "list"});
+  expect_parts(parse_error(head + "    terms: [a]\n"), {"t.yaml:4:", "term #1 of constraint 'l'", "mapping"});
+}
+
+TEST(ModelFileErrors, ConstraintValues) {
+  expect_parts(parse_error("constraints:\n  - {type: gear, name: g, joint1: a, joint2: b, ratio: two}\n"),
+               {"t.yaml:2:", "'ratio' of constraint 'g' (gear) must be a number", "'two'"});
+  expect_parts(parse_error("constraints:\n  - {type: gear, name: g, joint1: a, joint2: b, ratio: 1, offset: .inf}\n"),
+               {"t.yaml:2:", "'offset' of constraint 'g' (gear)", "finite"});
+  expect_parts(parse_error("constraints:\n  - {type: gear, name: g, joint1: [a], joint2: b, ratio: 1}\n"),
+               {"t.yaml:2:", "'joint1' of constraint 'g' (gear)", "text"});
+  expect_parts(parse_error("constraints:\n  - type: linear\n    name: l\n    terms:\n"
+                           "      - {joint: a, coefficient: 1}\n      - {joint: b, coefficient: [1]}\n"),
+               {"t.yaml:6:", "'coefficient' of term #2 of constraint 'l' (linear)", "number"});
+  expect_parts(parse_error("constraints:\n  - type: linear\n    name: l\n    terms: [{joint: a, coefficient: 1}]\n"
+                           "    value: x\n"),
+               {"t.yaml:5:", "'value' of constraint 'l' (linear)", "'x'"});
+  expect_parts(parse_error("constraints:\n  type: gear\n"), {"t.yaml:2:", "'constraints' must be a list"});
+  expect_parts(parse_error("constraints:\n  - gear\n"), {"t.yaml:2:", "constraint #1", "mapping"});
 }
 
 TEST(ModelFileErrors, NonexistentFile) {

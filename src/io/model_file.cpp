@@ -63,6 +63,8 @@ std::string joint_type_list() {
 constexpr std::string_view force_type_list =
     "joint_spring_damper, point_spring_damper, joint_force, body_force, body_torque";
 
+constexpr std::string_view constraint_type_list = "gear, linear";
+
 std::string join(Keys keys) {
   std::string out;
   for (const auto k : keys) {
@@ -78,7 +80,13 @@ bool contains(Keys keys, std::string_view key) {
   return false;
 }
 
-std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
+// Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string at -O3.
+std::string in_quotes(std::string_view s) {
+  std::string out(1, '\'');
+  out.append(s);
+  out += '\'';
+  return out;
+}
 
 std::string count_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " number" : " numbers"); }
 
@@ -124,6 +132,7 @@ class Parser {
   JointSpec joint(const YAML::Node& node, int index) const;
   MarkerSpec marker(const YAML::Node& node, int index) const;
   ForceSpec force(const YAML::Node& node, int index) const;
+  CouplingSpec coupling(const YAML::Node& node, int index) const;
 
   std::string source_;
 };
@@ -367,6 +376,45 @@ ForceSpec Parser::force(const YAML::Node& node, int index) const {
   return f;
 }
 
+// A `constraints:` item: a gear `q(joint2) = ratio · q(joint1) + offset`, stored as the coupling
+// ratio · q(joint1) − q(joint2) = −offset, or a linear coupling Σ coefficient · q(joint) = value.
+// Joint names are resolved (and checked to be one-coordinate tree joints) by Model::build.
+CouplingSpec Parser::coupling(const YAML::Node& node, int index) const {
+  MapReader probe(*this, node, "constraint #" + std::to_string(index + 1));
+  probe.name_by("constraint");
+  const YAML::Node type_node = probe.required("type");
+  const std::string type = to_text(type_node, probe.field("type"));
+  const std::string& label = probe.label();
+  const MapReader m(*this, node, label + " (" + type + ")");
+  CouplingSpec c;
+  if (type == "gear") {
+    m.allow({"type", "name", "joint1", "joint2", "ratio", "offset"});
+    c.name = m.text("name");
+    const std::string joint1 = m.text("joint1"), joint2 = m.text("joint2");
+    const double ratio = m.number("ratio");
+    c.terms = {{joint1, ratio}, {joint2, -1.0}};
+    c.value = -m.number("offset", 0.0);
+  } else if (type == "linear") {
+    m.allow({"type", "name", "terms", "value"});
+    c.name = m.text("name");
+    const YAML::Node terms = m.required("terms");
+    if (!terms.IsSequence())
+      fail(terms, m.field("terms") + " must be a list of {joint, coefficient} items");
+    if (terms.size() == 0) fail(terms, m.field("terms") + " is empty (give at least one {joint, coefficient})");
+    for (std::size_t k = 0; k < terms.size(); ++k) {
+      const MapReader t(*this, terms[k], "term #" + std::to_string(k + 1) + " of " + m.label());
+      t.allow({"joint", "coefficient"});
+      c.terms.push_back({t.text("joint"), t.number("coefficient")});
+    }
+    c.value = m.number("value", 0.0);
+  } else {
+    fail(type_node, "unknown constraint type " + in_quotes(type) + " in " + label +
+                        " (expected one of: " + std::string(constraint_type_list) + ")");
+  }
+  c.where = where(node);
+  return c;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Document
 
@@ -387,7 +435,8 @@ Mechanism Parser::parse(const std::string& text) const {
   }
   if (!root.IsDefined() || root.IsNull()) throw ModelError(source_ + ":1: model file is empty");
   const MapReader top(*this, root, "the model file");
-  top.allow({"name", "gravity", "bodies", "joints", "markers", "forces"}, {"bodies", "joints", "markers", "forces"});
+  top.allow({"name", "gravity", "bodies", "joints", "markers", "forces", "constraints"},
+            {"bodies", "joints", "markers", "forces", "constraints"});
 
   Mechanism mech;
   if (top.optional("name").IsDefined()) mech.name = top.text("name");
@@ -396,6 +445,7 @@ Mechanism Parser::parse(const std::string& text) const {
   for_each_item(root, "joints", [&](const YAML::Node& n, int k) { mech.joints.push_back(joint(n, k)); });
   for_each_item(root, "markers", [&](const YAML::Node& n, int k) { mech.markers.push_back(marker(n, k)); });
   for_each_item(root, "forces", [&](const YAML::Node& n, int k) { mech.forces.push_back(force(n, k)); });
+  for_each_item(root, "constraints", [&](const YAML::Node& n, int k) { mech.couplings.push_back(coupling(n, k)); });
   return mech;
 }
 
