@@ -106,9 +106,21 @@ void update_frames(const Model& model, const KinematicsData& kin, ConstraintData
   }
 }
 
-void position_rows(const std::vector<ConstraintRow>& rows, const ConstraintData& d, Eigen::Ref<VecX> phi) {
+// Φ = Σ c q − value of a coupling row.
+double coupling_error(const ModelCoupling& c, const VecX& q) {
+  double e = -c.value;
+  for (const ModelCoupling::Term& t : c.terms) e += t.coefficient * q(t.q_index);
+  return e;
+}
+
+void position_rows(const Model& model, const std::vector<ConstraintRow>& rows, const KinematicsData& kin,
+                   const ConstraintData& d, Eigen::Ref<VecX> phi) {
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const ConstraintRow& row = rows[r];
+    if (row.kind == Kind::coupling) {
+      phi(r) = coupling_error(model.couplings[row.loop], kin.q);
+      continue;
+    }
     const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
     // dot: (Rp u)·(Rc w); along: (Rp u)·(x_c − x_p).
     phi(r) = row.kind == Kind::dot ? (p.R * row.u).dot(c.R * row.w) : (p.R * row.u).dot(c.x - p.x);
@@ -120,6 +132,11 @@ void jacobian_rows(const Model& model, const std::vector<ConstraintRow>& rows, c
   int loop = -1;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const ConstraintRow& row = rows[r];
+    if (row.kind == Kind::coupling) {
+      G.row(r).setZero();
+      for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) G(r, t.v_index) += t.coefficient;
+      continue;
+    }
     if (row.loop != loop) {  // rows of one loop joint are contiguous
       loop = row.loop;
       const ModelJoint& lj = model.loop_joints[loop];
@@ -143,6 +160,10 @@ void jacobian_rows(const Model& model, const std::vector<ConstraintRow>& rows, c
 void bias_rows(const std::vector<ConstraintRow>& rows, const ConstraintData& d, Eigen::Ref<VecX> gamma) {
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const ConstraintRow& row = rows[r];
+    if (row.kind == Kind::coupling) {  // constant G: γ = 0
+      gamma(r) = 0.0;
+      continue;
+    }
     const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
     const Vec3 b = p.R * row.u, bdot = p.w.cross(b);
     double bias;
@@ -173,6 +194,8 @@ VecX random_configuration(const Model& model, std::mt19937_64& rng) {
 std::vector<ConstraintRow> Constraints::all_rows(const Model& model) {
   std::vector<ConstraintRow> rows;
   for (std::size_t k = 0; k < model.loop_joints.size(); ++k) joint_rows(model.loop_joints[k], static_cast<int>(k), rows);
+  for (std::size_t k = 0; k < model.couplings.size(); ++k)
+    rows.push_back({Kind::coupling, static_cast<int>(k), Vec3::Zero(), Vec3::Zero(), model.couplings[k].name});
   return rows;
 }
 
@@ -223,7 +246,7 @@ ConstraintData::ConstraintData(const Model& model, const Constraints&)
 void constraint_position(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
                          Eigen::Ref<VecX> phi) {
   update_frames(model, kin, d);
-  position_rows(cons.kept(), d, phi);
+  position_rows(model, cons.kept(), kin, d, phi);
 }
 
 void constraint_jacobian(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,

@@ -6,10 +6,11 @@
 namespace loopdyn {
 
 KinematicsData::KinematicsData(const Model& model)
-    : X_parent(model.nbodies), X_world(model.nbodies), S(Mat6X::Zero(6, model.nv)),
+    : q(model.neutral_q()), X_parent(model.nbodies), X_world(model.nbodies), S(Mat6X::Zero(6, model.nv)),
       v(model.nbodies, Vec6::Zero()), c(model.nbodies, Vec6::Zero()) {}
 
 void update_positions(const Model& model, KinematicsData& kin, const Eigen::Ref<const VecX>& q) {
+  kin.q = q;
   for (int i = 0; i < model.nbodies; ++i) {
     const ModelJoint& mj = model.joints[i];
     std::visit(

@@ -291,6 +291,28 @@ Model Model::build(const Mechanism& mech) {
                                        js.parent_frame.R.isIdentity(0.0), js.where});
   }
 
+  // Coordinate couplings: terms on one-coordinate tree joints (q = u integrates directly).
+  for (const CouplingSpec& cs : mech.couplings) {
+    const std::string who = "constraint '" + cs.name + "': ";
+    if (cs.terms.empty()) fail(cs.where, who + "has no terms");
+    ModelCoupling c{cs.name, {}, cs.value};
+    for (const CouplingSpec::Term& t : cs.terms) {
+      const auto it = joint_of.find(t.joint);
+      if (it == joint_of.end()) fail(cs.where, who + "unknown joint '" + t.joint + "'");
+      const int ch = child_of[it->second];
+      if (ch < 0 || tree_joint[ch] != it->second)
+        fail(cs.where, who + "joint '" + t.joint + "' is a loop-closing joint; couplings act on tree joints");
+      const int b = model_of[ch];
+      if (m.nq_joint[b] != 1 || m.nv_joint[b] != 1)
+        fail(cs.where, who + "joint '" + t.joint + "' must have one coordinate");
+      if (!std::isfinite(t.coefficient)) fail(cs.where, who + "coefficient is not finite");
+      c.terms.push_back({b, m.q_index[b], m.v_index[b], t.coefficient});
+    }
+    if (!std::isfinite(cs.value)) fail(cs.where, who + "value is not finite");
+    m.dof_gruebler -= 1;
+    m.couplings.push_back(std::move(c));
+  }
+
   // Markers.
   for (const MarkerSpec& mk : mech.markers) {
     if (!mk.point.allFinite()) fail(mk.where, "marker '" + mk.name + "': point is not finite");

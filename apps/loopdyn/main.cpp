@@ -2,11 +2,15 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
+#include "loopdyn/assembly.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/io/model_file.hpp"
@@ -135,6 +139,94 @@ int info(const std::string& path, bool as_json) {
   return 0;
 }
 
+struct AssembleOptions {
+  std::string model, out;
+  std::vector<std::string> fix;  // tree joints whose speeds stay independent
+  double tolerance = 1e-12;
+  int max_iterations = 50;
+};
+
+// Values of a joint's coordinates as "[a, b, c]" with round-trip precision.
+std::string bracketed(const Eigen::Ref<const VecX>& v) {
+  std::string s = "[";
+  for (Eigen::Index k = 0; k < v.size(); ++k) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s%.17g", k ? ", " : "", v(k) + 0.0);  // + 0.0: no "-0"
+    s += buf;
+  }
+  return s + "]";
+}
+
+// `assemble`: closes the loops of the file's initial state (loopdyn::assemble), prints q and u per
+// tree joint, and with --out writes the model file again with the tree joints' q and u replaced
+// (yaml-cpp round trip: the content is kept, comments and key order within flow maps may not be).
+int assemble_model(const AssembleOptions& o) {
+  const Model model = Model::build(load_mechanism(o.model));
+  const Constraints cons(model);
+  AssemblySettings settings;
+  settings.tolerance = o.tolerance;
+  settings.max_iterations = o.max_iterations;
+  if (!o.fix.empty()) {
+    settings.fixed_speeds.assign(model.nv, false);
+    for (const std::string& name : o.fix) {
+      const int j = model.joint_index(name);
+      for (int k = 0; k < model.nv_joint[j]; ++k) settings.fixed_speeds[model.v_index[j] + k] = true;
+    }
+  }
+  const AssemblyResult r = assemble(model, cons, model.q0, model.u0, settings);
+  std::vector<bool> independent(model.nv, false);
+  for (int k : r.independent_speeds) independent[k] = true;
+  std::printf("model       %s (%d bodies, nq = %d, nv = %d, %zu loop-closing joints, %d constraint rows)\n",
+              model.name.c_str(), model.nbodies, model.nq, model.nv, model.loop_joints.size(), cons.rows());
+  std::printf("assembled   %d iterations, position residual %.3g, velocity residual %.3g, %zu independent speeds\n",
+              r.iterations, r.position_residual, r.velocity_residual, r.independent_speeds.size());
+  for (int i = 0; i < model.nbodies; ++i) {
+    std::string speeds;  // "i" independent (kept), "d" dependent (solved for), per speed
+    for (int k = 0; k < model.nv_joint[i]; ++k) speeds += independent[model.v_index[i] + k] ? 'i' : 'd';
+    std::printf("  %-16s %-11s %-4s q = %s  u = %s\n", model.joints[i].name.c_str(),
+                std::string(joint_type_name(model.joints[i].joint)).c_str(), speeds.c_str(),
+                bracketed(r.q.segment(model.q_index[i], model.nq_joint[i])).c_str(),
+                bracketed(r.u.segment(model.v_index[i], model.nv_joint[i])).c_str());
+  }
+  std::printf("            (i = independent speed, kept as given; d = dependent, solved for)\n");
+  for (const std::string& name : o.fix) {
+    const int j = model.joint_index(name);
+    for (int k = 0; k < model.nv_joint[j]; ++k)
+      if (!independent[model.v_index[j] + k]) {
+        std::printf("note        --fix %s: not every speed of this joint can stay independent\n", name.c_str());
+        break;
+      }
+  }
+  if (o.out.empty()) return 0;
+
+  YAML::Node doc = YAML::LoadFile(o.model);
+  for (YAML::Node joint : doc["joints"]) {
+    const std::string name = joint["name"].as<std::string>();
+    const auto it = std::find_if(model.joints.begin(), model.joints.end(), [&](const ModelJoint& j) { return j.name == name; });
+    if (it == model.joints.end()) continue;  // loop-closing joint: its q and u are not used
+    const int i = static_cast<int>(it - model.joints.begin());
+    auto sequence = [](const Eigen::Ref<const VecX>& v) {
+      YAML::Node seq(YAML::NodeType::Sequence);
+      for (Eigen::Index k = 0; k < v.size(); ++k) seq.push_back(v(k) + 0.0);
+      seq.SetStyle(YAML::EmitterStyle::Flow);
+      return seq;
+    };
+    if (model.nq_joint[i] == 0) continue;
+    joint["q"] = sequence(r.q.segment(model.q_index[i], model.nq_joint[i]));
+    joint["u"] = sequence(r.u.segment(model.v_index[i], model.nv_joint[i]));
+  }
+  YAML::Emitter emitter;
+  emitter.SetDoublePrecision(17);
+  emitter << doc;
+  std::ofstream file(o.out);
+  file << "# " << o.model << " assembled by `loopdyn assemble` (position residual " << r.position_residual
+       << ", velocity residual " << r.velocity_residual << ")\n"
+       << emitter.c_str() << '\n';
+  if (!file) throw std::runtime_error("cannot write '" + o.out + "'");
+  std::printf("wrote       %s\n", o.out.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -166,10 +258,21 @@ int main(int argc, char** argv) {
   cmd_info->add_option("model", info_model, "model file (YAML)")->required();
   cmd_info->add_flag("--json", info_json, "print JSON");
 
+  AssembleOptions asm_opts;
+  CLI::App* cmd_asm =
+      app.add_subcommand("assemble", "close the loops of the initial state (positions and speeds) and print it");
+  cmd_asm->add_option("model", asm_opts.model, "model file (YAML)")->required();
+  cmd_asm->add_option("--out", asm_opts.out, "write the model file with the assembled q and u");
+  cmd_asm->add_option("--fix", asm_opts.fix, "tree joint whose speeds stay independent (repeatable)")
+      ->allow_extra_args(false);
+  cmd_asm->add_option("--tolerance", asm_opts.tolerance, "position residual tolerance")->capture_default_str();
+  cmd_asm->add_option("--max-iterations", asm_opts.max_iterations, "Newton iterations")->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (cmd_sim->parsed()) return simulate(sim);
     if (cmd_info->parsed()) return info(info_model, info_json);
+    if (cmd_asm->parsed()) return assemble_model(asm_opts);
   } catch (const std::exception& e) {
     std::cerr << "loopdyn: error: " << e.what() << '\n';
     return 1;

@@ -12,6 +12,8 @@
 // Rows per type: revolute 3 along + 2 dot (axis a kept: b1·a, b2·a, b ⟂ a); prismatic 2 along
 // (⟂ axis) + 3 dot (rotation locked); cylindrical 2 + 2; universal 3 along + 1 dot (axis ⟂ axis2);
 // spherical 3 along; planar 1 along (z) + 2 dot (z kept); fixed 3 + 3; free none.
+// Coordinate couplings (gears, linear couplings; Jain 002 eq 37) add one row each:
+//   coupling Φ = Σ c_k q_k − value, G = the constant c_k, γ = 0.
 // Accelerations: G u̇ = γ, γ = −(Ġ u) (paper 001 eq 4-5 with u for q̇).
 //
 // Structurally redundant rows (dependent at every configuration, e.g. the out-of-plane rows of a
@@ -27,9 +29,9 @@
 namespace loopdyn {
 
 struct ConstraintRow {
-  enum class Kind { dot, along };
+  enum class Kind { dot, along, coupling };
   Kind kind = Kind::along;
-  int loop = 0;               ///< index in Model::loop_joints
+  int loop = 0;               ///< index in Model::loop_joints, or in Model::couplings (coupling rows)
   Vec3 u = Vec3::UnitX();     ///< joint-frame direction on the Fp side
   Vec3 w = Vec3::UnitX();     ///< joint-frame direction on the Fc side (dot rows)
   std::string label;          ///< e.g. "C.along.x", for messages

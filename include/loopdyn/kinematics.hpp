@@ -11,6 +11,7 @@ namespace loopdyn {
 /// Kinematic state of the tree, sized once from the model.
 struct KinematicsData {
   explicit KinematicsData(const Model& model);
+  VecX q;                           ///< (nq) coordinates of the last update_positions
   std::vector<Transform> X_parent;  ///< (nbodies) pose of body i in its parent's frame (world for roots)
   std::vector<Transform> X_world;   ///< (nbodies) pose of body i in the world frame
   Mat6X S;                          ///< (6 x nv) joint motion subspaces, body frames

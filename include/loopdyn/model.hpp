@@ -43,6 +43,18 @@ struct ModelForce {
   double stiffness = 0.0, damping = 0.0, rest = 0.0;
 };
 
+/// Linear coupling of one-coordinate tree joints: Σ coefficient · q[q_index] = value.
+struct ModelCoupling {
+  struct Term {
+    int joint = -1;              ///< tree joint (= body index)
+    int q_index = -1, v_index = -1;
+    double coefficient = 0.0;
+  };
+  std::string name;
+  std::vector<Term> terms;
+  double value = 0.0;
+};
+
 struct Model {
   std::string name;
   Vec3 gravity = Vec3::Zero();
@@ -67,6 +79,8 @@ struct Model {
   // Loop-closing joints (cut-edges of the joint graph), in mechanism order.
   std::vector<ModelJoint> loop_joints;
 
+  std::vector<ModelCoupling> couplings;  ///< coordinate couplings (gears, linear)
+
   std::vector<ModelMarker> markers;
   std::vector<ModelForce> forces;
   std::vector<ForceCallback> callbacks;
@@ -79,7 +93,8 @@ struct Model {
 
   static Model build(const Mechanism& mechanism);
 
-  bool has_loops() const { return !loop_joints.empty(); }
+  /// True when there are constraints beyond the tree: loop-closing joints or couplings.
+  bool has_loops() const { return !loop_joints.empty() || !couplings.empty(); }
   int body_index(std::string_view name) const;   ///< -1 for ground; throws ModelError if unknown
   int joint_index(std::string_view name) const;  ///< tree joint (= its child body); throws if unknown
 
