@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "loopdyn/io/model_file.hpp"
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {
@@ -346,20 +347,8 @@ TEST(Assembly, RandomSpatialLoopsCloseFromPerturbedConfigurations) {
 // ---------------------------------------------------------------------------------------------
 // CLI
 
-struct CliResult {
-  int status;
-  std::string output;
-};
-
-CliResult run(const std::string& args) {
-  const std::string cmd = std::string(LOOPDYN_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-  const int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
-}
+using loopdyn::test::CliResult;
+CliResult run(const std::string& args) { return loopdyn::test::run_cli(args); }
 
 std::filesystem::path scratch(const std::string& name) {
   return std::filesystem::temp_directory_path() / ("loopdyn_test_assembly_" + name);

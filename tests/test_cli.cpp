@@ -1,6 +1,8 @@
 // The `loopdyn` command line: every bundled model runs, info reports, bad input fails cleanly.
 #include <gtest/gtest.h>
 
+#include "cli_support.hpp"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -10,20 +12,8 @@
 
 namespace {
 
-struct CliResult {
-  int status;
-  std::string output;  // stdout and stderr
-};
-
-CliResult run(const std::string& args) {
-  const std::string cmd = std::string(LOOPDYN_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-  const int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
-}
+using loopdyn::test::CliResult;
+CliResult run(const std::string& args) { return loopdyn::test::run_cli(args); }
 
 std::string models() { return std::string(LOOPDYN_SOURCE_DIR) + "/models"; }
 std::filesystem::path scratch(const std::string& name) {

@@ -42,20 +42,26 @@ TEST(Lagrange, DenseAndOnAgreeWithTheNullSpaceReferenceOnRandomSpatialLoops) {
   }
 }
 
-TEST(Lagrange, AccelerationsSatisfyTheConstraintAndMultipliersBalanceTheEquations) {
-  const test::ClosedCase c = test::closed_loops(5, 8, 3, 2);
-  const Model m = Model::build(c.mechanism);
-  const Both b(m, c.q, c.u);
-  // G u̇ = γ at the closed state (α = β = 0).
+// G and γ of the kept rows at (q, u).
+std::pair<MatX, VecX> jacobian_and_bias(const Model& m, const VecX& q, const VecX& u) {
   KinematicsData kin(m);
-  update_positions(m, kin, c.q);
-  update_velocities(m, kin, c.q, c.u);
+  update_positions(m, kin, q);
+  update_velocities(m, kin, q, u);
   const Constraints cons(m);
   ConstraintData cd(m, cons);
   MatX G(cons.rows(), m.nv);
   VecX gamma(cons.rows());
   constraint_jacobian(m, cons, kin, cd, G);
   constraint_bias(m, cons, kin, cd, gamma);
+  return {G, gamma};
+}
+
+TEST(Lagrange, AccelerationsSatisfyTheConstraintAndMultipliersBalanceTheEquations) {
+  const test::ClosedCase c = test::closed_loops(5, 8, 3, 2);
+  const Model m = Model::build(c.mechanism);
+  const Both b(m, c.q, c.u);
+  // G u̇ = γ at the closed state (α = β = 0).
+  const auto [G, gamma] = jacobian_and_bias(m, c.q, c.u);
   EXPECT_TRUE(near(G * b.udot_dense, gamma, acc_tol));
   // RNEA(q, u, u̇) = τ − Gᵀλ with τ = 0: the multipliers are the loop forces.
   RneaData rd(m);
@@ -102,15 +108,7 @@ TEST(Lagrange, SingularConfigurationIsReportedWithTheLoopAndTime) {
     EXPECT_NE(events[0].message.find("'C'"), std::string::npos) << events[0].message;
     EXPECT_EQ(static_cast<const LoopFormulation&>(*f).rank(), 1) << method;
     // Minimum-norm multipliers still give accelerations that satisfy the constraint: G u̇ = γ.
-    KinematicsData kin(m);
-    update_positions(m, kin, m.q0);
-    update_velocities(m, kin, m.q0, u);
-    const Constraints cons(m);
-    ConstraintData cd(m, cons);
-    MatX G(cons.rows(), m.nv);
-    VecX gamma(cons.rows());
-    constraint_jacobian(m, cons, kin, cd, G);
-    constraint_bias(m, cons, kin, cd, gamma);
+    const auto [G, gamma] = jacobian_and_bias(m, m.q0, u);
     EXPECT_TRUE(near(G * udot, gamma, 1e-9)) << method;
     // Staying singular reports nothing new; moving to a regular closed state (θ = 0.7) reports
     // leaving the singular configuration.
