@@ -33,14 +33,21 @@ void Simulator::rhs(double t, const VecX& x, VecX& dx) {
   // ẋ = [q̇(q, u); u̇] with u̇ from the formulation.
   q_ = x.head(model_.nq);
   u_ = x.tail(model_.nv);
+  formulation_.complete_state(t, q_, u_);
   formulation_.accelerations(t, q_, u_, udot_);
   model_.qdot(q_, u_, dx.head(model_.nq));
   dx.tail(model_.nv) = udot_;
 }
 
-void Simulator::post_step(double, VecX& x) { model_.normalize(x.head(model_.nq)); }
+void Simulator::post_step(double t, VecX& x) {
+  model_.normalize(x.head(model_.nq));
+  formulation_.complete_state(t, x.head(model_.nq), x.tail(model_.nv));
+}
 
-VecX Simulator::row(double t, const VecX& x) {
+VecX Simulator::row(double t, const VecX& x_in) {
+  // Dense output of dopri5 interpolates the dependent coordinates too: complete them.
+  VecX x = x_in;
+  formulation_.complete_state(t, x.head(model_.nq), x.tail(model_.nv));
   const VecX q = x.head(model_.nq), u = x.tail(model_.nv);
   update_positions(model_, output_kin_, q);
   update_velocities(model_, output_kin_, q, u);

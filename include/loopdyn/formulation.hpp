@@ -41,6 +41,12 @@ class Formulation {
   virtual const VecX& multipliers() const { return no_multipliers_; }
   /// Kinematics of the last call (positions and velocities at its q, u).
   virtual const KinematicsData& kinematics() const = 0;
+  /// Methods that hold the loops closed by position and velocity analysis (gcp, nullspace: paper
+  /// 001 eqs 12-14) overwrite the dependent coordinates and speeds of (q, u) with the values that
+  /// close the loops for the given independent ones; the others leave (q, u) as they are. The
+  /// Simulator calls it on every stage state before accelerations(), after every accepted step and
+  /// on every output row, so that only the independent coordinates are integrated.
+  virtual void complete_state(double /*t*/, Eigen::Ref<VecX> /*q*/, Eigen::Ref<VecX> /*u*/) {}
   /// Receives events (the default sink drops them).
   void set_event_sink(std::function<void(const FormulationEvent&)> sink) { sink_ = std::move(sink); }
 

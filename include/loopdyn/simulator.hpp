@@ -45,7 +45,7 @@ class Simulator final : public OdeSystem {
   void post_step(double t, VecX& x) override;
 
  private:
-  VecX row(double t, const VecX& x);
+  VecX row(double t, const VecX& x_in);
 
   const Model& model_;
   Formulation& formulation_;
