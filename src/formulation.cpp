@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "loopdyn/formulations/lagrange_dense.hpp"
+#include "loopdyn/formulations/gcp.hpp"
 #include "loopdyn/formulations/lagrange_on.hpp"
+#include "loopdyn/formulations/nullspace.hpp"
 #include "loopdyn/formulations/tree.hpp"
 
 namespace loopdyn {
@@ -19,6 +21,8 @@ std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model
   if (name == "tree") return std::make_unique<TreeFormulation>(model);
   if (name == "lagrange-dense") return std::make_unique<LagrangeDense>(model, settings);
   if (name == "lagrange-on") return std::make_unique<LagrangeOn>(model, settings);
+  if (name == "gcp") return std::make_unique<Gcp>(model, settings);
+  if (name == "nullspace") return std::make_unique<Nullspace>(model, settings);
   const auto& names = formulation_names();
   if (std::find(names.begin(), names.end(), name) != names.end())
     throw ModelError("method '" + std::string(name) + "' is not implemented yet");

@@ -184,6 +184,25 @@ inline ClosedCase closed_loops(std::uint64_t seed, int nbodies, int loops, int f
   return c;
 }
 
+/// Φ, G and γ of the kept constraint rows at (q, u).
+struct ConstraintValues {
+  VecX phi;
+  MatX G;
+  VecX gamma;
+};
+inline ConstraintValues constraint_values(const Model& m, const VecX& q, const VecX& u) {
+  KinematicsData kin(m);
+  update_positions(m, kin, q);
+  update_velocities(m, kin, q, u);
+  const Constraints cons(m);
+  ConstraintData cd(m, cons);
+  ConstraintValues v{VecX(cons.rows()), MatX(cons.rows(), m.nv), VecX(cons.rows())};
+  constraint_position(m, cons, kin, cd, v.phi);
+  constraint_jacobian(m, cons, kin, cd, v.G);
+  constraint_bias(m, cons, kin, cd, v.gamma);
+  return v;
+}
+
 /// Constrained accelerations by the null-space method, independent of the formulations (gravity
 /// only: force elements are not included):
 /// u̇ = u_p + N z with u_p the minimum-norm solution of G u̇ = γ and Nᵀ M N z = Nᵀ (Q − M u_p).

@@ -23,6 +23,14 @@ struct FormulationSettings {
   /// Relative threshold below which a pivot of the multiplier system counts as zero (rank loss at
   /// a singular configuration or a redundant constraint): multipliers are then minimum-norm.
   double rank_tolerance = 1e-10;
+  /// Position analysis of gcp and nullspace (paper 001 eqs 12-13): Newton stops when every kept
+  /// constraint row has |Φ| <= position_tolerance (metres for `along` rows, cosines for `dot`
+  /// rows), and fails after max_position_iterations.
+  double position_tolerance = 1e-10;
+  int max_position_iterations = 25;
+  /// gcp and nullspace choose the dependent coordinates again (001 §2.2) when the condition
+  /// number of the dependent block has grown by this factor since they were chosen.
+  double partition_condition_growth = 100.0;
 };
 
 /// Something a formulation reports during a run (a singular configuration entered or left).

@@ -1,0 +1,27 @@
+#include "loopdyn/formulations/gcp.hpp"
+
+namespace loopdyn {
+
+namespace {
+// Eq 15 is eq 10 with γ̄ = γ: the analyses hold Φ and Φ̇, Baumgarte terms would only add noise.
+FormulationSettings without_baumgarte(FormulationSettings s) {
+  s.baumgarte_alpha = s.baumgarte_beta = 0.0;
+  return s;
+}
+}  // namespace
+
+Gcp::Gcp(const Model& model, const FormulationSettings& settings)
+    : dense_(model, without_baumgarte(settings)),
+      partition_(model, dense_.constraints(), settings,
+                 [this](double t, std::string message) { report(t, message.insert(0, "gcp: ")); }) {
+  dense_.set_event_sink([this](const FormulationEvent& e) { report(e.t, std::string("gcp: ").append(e.message)); });
+}
+
+void Gcp::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u); }
+
+void Gcp::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {
+  partition_.prepare(t, q, u);  // eqs 12-14
+  dense_.accelerations(t, partition_.state_q(), partition_.state_u(), udot);  // eq 15
+}
+
+}  // namespace loopdyn

@@ -1,0 +1,43 @@
+#include "loopdyn/formulations/nullspace.hpp"
+
+namespace loopdyn {
+
+Nullspace::Nullspace(const Model& model, const FormulationSettings& settings)
+    : model_(model), cons_(model),
+      partition_(model, cons_, settings,
+                 [this](double t, std::string message) { report(t, message.insert(0, "nullspace: ")); }),
+      forces_(model), rnea_(model), crba_(model), M_(model.nv, model.nv), A_(model.nv, model.nv), Q_(model.nv),
+      gamma_(cons_.rows()), rhs_(model.nv), b_(model.nv), lambda_(VecX::Zero(cons_.rows())),
+      zero_(VecX::Zero(model.nv)), lu_(model.nv) {}
+
+void Nullspace::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u); }
+
+void Nullspace::accelerations(double t, const VecX& q_in, const VecX& u_in, Eigen::Ref<VecX> udot) {
+  partition_.prepare(t, q_in, u_in);  // eqs 11-14
+  const VecX& q = partition_.state_q();
+  const VecX& u = partition_.state_u();
+  const KinematicsData& kin = partition_.kinematics();
+  evaluate_forces(model_, kin, t, q, u, forces_);
+  rnea(model_, rnea_, q, u, zero_, &forces_.f_body, Q_);
+  Q_ = forces_.applied.tau - Q_;  // Q = τ − (C − Jᵀ f_ext)
+  crba(model_, crba_, q, M_);
+  const int r = partition_.rank(), ni = model_.nv - r;
+  partition_.partial_velocity_matrix(B_);  // eq 18
+  if (r > 0) constraint_bias(model_, cons_, kin, partition_.constraint_data(), gamma_);
+  // Eq 21: rows 0..ni−1 Bᵀ M u̇ = Bᵀ Q (eq 20), rows ni.. G_R u̇ = γ_R (eq 4).
+  A_.topRows(ni).noalias() = B_.transpose() * M_;
+  rhs_.head(ni).noalias() = B_.transpose() * Q_;
+  const MatX& G = partition_.jacobian();
+  for (int i = 0; i < r; ++i) {
+    A_.row(ni + i) = G.row(partition_.rows()[i]);
+    rhs_(ni + i) = gamma_(partition_.rows()[i]);
+  }
+  lu_.compute(A_);
+  udot = lu_.solve(rhs_);
+  // Eqs 22-24: Gᵀλ = b = Q − M u̇, its D rows solved with the LU of G_RD.
+  b_ = Q_;
+  b_.noalias() -= M_ * udot;
+  partition_.multipliers(b_, lambda_);
+}
+
+}  // namespace loopdyn

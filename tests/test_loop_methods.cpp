@@ -1,0 +1,197 @@
+// The joint-coordinate loop formulations (lagrange-dense, lagrange-on, gcp, nullspace) against
+// each other, against an independent null-space solve, and on the planar ladder's check value.
+#include <algorithm>
+#include <cmath>
+
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/loop_formulation.hpp"
+#include "loopdyn/formulations/gcp.hpp"
+#include "loopdyn/formulations/nullspace.hpp"
+#include "loopdyn/generators.hpp"
+#include "test_support.hpp"
+
+namespace loopdyn {
+namespace {
+
+using test::near;
+
+// The formulations and the reference solve the same well-conditioned linear systems (masses
+// ~1 kg, lengths ~0.5 m, cond(G M⁻¹ Gᵀ) < 1e6 here) by different factorizations: 1e-9 relative on
+// accelerations and 1e-8 on multipliers (the bounds) leave several digits of margin.
+constexpr double acc_tol = 1e-9, lambda_tol = 1e-8;
+
+const std::vector<std::string> methods{"lagrange-dense", "lagrange-on", "gcp", "nullspace"};
+
+// One formulation's u̇ (and λ) at (q, u).
+struct Solved {
+  std::unique_ptr<Formulation> f;
+  VecX udot;
+  Solved(const std::string& method, const Model& m, const VecX& q, const VecX& u)
+      : f(make_formulation(method, m)), udot(m.nv) {
+    f->accelerations(0.0, q, u, udot);
+  }
+};
+
+TEST(LoopMethods, EveryMethodAgreesWithTheNullSpaceReferenceOnRandomSpatialLoops) {
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    const test::ClosedCase c = test::closed_loops(seed, 10, 2 + static_cast<int>(seed % 3), static_cast<int>(seed));
+    const Model m = Model::build(c.mechanism);
+    const VecX ref = test::reference_accelerations(m, c.q, c.u);
+    const Solved dense("lagrange-dense", m, c.q, c.u);
+    for (const std::string& method : methods) {
+      const Solved s(method, m, c.q, c.u);
+      EXPECT_TRUE(near(s.udot, ref, acc_tol)) << method << ", seed " << seed;
+      EXPECT_TRUE(near(s.f->multipliers(), dense.f->multipliers(), lambda_tol)) << method << ", seed " << seed;
+    }
+  }
+}
+
+TEST(LoopMethods, AccelerationsSatisfyTheConstraintAndMultipliersBalanceTheEquations) {
+  const test::ClosedCase c = test::closed_loops(5, 8, 3, 2);
+  const Model m = Model::build(c.mechanism);
+  const auto [phi, G, gamma] = test::constraint_values(m, c.q, c.u);
+  for (const std::string& method : methods) {
+    const Solved s(method, m, c.q, c.u);
+    // G u̇ = γ at the closed state (α = β = 0).
+    EXPECT_TRUE(near(G * s.udot, gamma, acc_tol)) << method;
+    // RNEA(q, u, u̇) = τ − Gᵀλ with τ = 0: the multipliers are the loop forces.
+    RneaData rd(m);
+    VecX tau(m.nv);
+    rnea(m, rd, c.q, c.u, s.udot, nullptr, tau);
+    EXPECT_TRUE(near(tau, -G.transpose() * s.f->multipliers(), acc_tol)) << method;
+  }
+}
+
+// shared/design/benchmarks.md: for L = 1 the angular acceleration of left post 0 is exactly
+// 6 g sin φ0 / 5, whatever φ̇; for every L it must not depend on the tree layout.
+TEST(LoopMethods, PlanarLadderCheckValueForEveryLayoutAndMethod) {
+  const double g = 9.81, expected_L1 = 6.0 * g * std::sin(0.3) / 5.0;
+  for (int L : {1, 2, 4, 8, 16, 32}) {
+    double first = std::nan("");
+    for (LadderLayout layout : {LadderLayout::serial, LadderLayout::comb, LadderLayout::comb_parents_first}) {
+      const Model m = Model::build(ladder_mechanism(L, layout));
+      const LadderState st = ladder_state(m, L);
+      const int v = m.v_index[m.joint_index("lp0_bottom")];
+      for (const std::string& method : methods) {
+        const double check = Solved(method, m, st.q, st.u).udot(v);
+        if (std::isnan(first)) first = check;
+        EXPECT_NEAR(check, first, acc_tol * std::abs(first)) << method << ", L " << L;
+        if (L == 1) {
+          EXPECT_NEAR(check, expected_L1, 1e-9 * expected_L1) << method;
+        }
+      }
+    }
+  }
+}
+
+TEST(LoopMethods, LagrangeSingularConfigurationIsReportedWithTheLoopAndTime) {
+  // The parallelogram with every link collinear: G loses rank (2 kept rows, rank 1).
+  const Model m = Model::build(test::parallelogram_four_bar(true, 0.0));
+  const VecX u = (VecX(3) << 1.0, -1.0, 1.0).finished();  // parallelogram motion
+  for (const char* method : {"lagrange-dense", "lagrange-on"}) {
+    auto f = make_formulation(method, m);
+    std::vector<FormulationEvent> events;
+    f->set_event_sink([&](const FormulationEvent& e) { events.push_back(e); });
+    VecX udot(m.nv);
+    f->accelerations(1.25, m.q0, u, udot);
+    EXPECT_TRUE(udot.allFinite()) << method;
+    ASSERT_EQ(events.size(), 1u) << method;
+    EXPECT_EQ(events[0].t, 1.25);
+    EXPECT_NE(events[0].message.find("singular configuration"), std::string::npos) << events[0].message;
+    EXPECT_NE(events[0].message.find("'C'"), std::string::npos) << events[0].message;
+    EXPECT_EQ(static_cast<const LoopFormulation&>(*f).rank(), 1) << method;
+    // Minimum-norm multipliers still give accelerations that satisfy the constraint: G u̇ = γ.
+    const auto [phi, G, gamma] = test::constraint_values(m, m.q0, u);
+    EXPECT_TRUE(near(G * udot, gamma, 1e-9)) << method;
+    // Staying singular reports nothing new; moving to a regular closed state (θ = 0.7) reports
+    // leaving the singular configuration.
+    f->accelerations(1.3, m.q0, u, udot);
+    EXPECT_EQ(events.size(), 1u);
+    f->accelerations(1.5, (VecX(3) << 0.7, -0.7, 0.7).finished(), u, udot);
+    ASSERT_EQ(events.size(), 2u) << method;
+    EXPECT_NE(events[1].message.find("left the singular configuration"), std::string::npos) << events[1].message;
+    EXPECT_EQ(static_cast<const LoopFormulation&>(*f).rank(), 2) << method;
+  }
+}
+
+// Paper 001 eq 18: the partial velocity matrix spans the null space of G, with B_I = identity.
+TEST(LoopMethods, PartialVelocityMatrixSpansTheNullSpaceOfG) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const test::ClosedCase c = test::closed_loops(seed, 9, 2, static_cast<int>(seed));
+    const Model m = Model::build(c.mechanism);
+    Nullspace f(m, {});
+    VecX udot(m.nv);
+    f.accelerations(0.0, c.q, c.u, udot);
+    const CoordinatePartition& p = f.partition();
+    CoordinatePartition copy = p;
+    MatX B;
+    copy.partial_velocity_matrix(B);
+    const auto [phi, G, gamma] = test::constraint_values(m, c.q, c.u);
+    ASSERT_EQ(B.cols(), m.nv - p.rank());
+    EXPECT_LT((G * B).cwiseAbs().maxCoeff(), 1e-10) << "seed " << seed;
+    for (std::size_t k = 0; k < p.independent().size(); ++k)
+      EXPECT_TRUE(near(VecX(B.row(p.independent()[k])), VecX(VecX::Unit(B.cols(), k)), 1e-15));
+    // rank(G) + dim ker(G) = nv: r is the rank of G.
+    EXPECT_EQ(p.rank(), constraint_rank(m, f.constraints(), c.q).rank) << "seed " << seed;
+  }
+}
+
+// Eqs 12-14: a perturbed state is moved back onto Φ = 0, G u = 0, changing only dependent
+// coordinates and speeds; the Newton tolerance is FormulationSettings::position_tolerance.
+TEST(LoopMethods, CompleteStateClosesAPerturbedStateMovingOnlyDependentCoordinates) {
+  for (const std::string method : {"gcp", "nullspace"}) {
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      const test::ClosedCase closed = test::closed_loops(seed, 7, 2, static_cast<int>(seed));
+      const Model m = Model::build(closed.mechanism);
+      std::mt19937_64 rng(seed);
+      VecX q = closed.q + test::random_vector(m.nq, rng, 1e-3);
+      m.normalize(q);
+      VecX u = closed.u + test::random_vector(m.nv, rng, 0.1);
+      const VecX q_given = q, u_given = u;
+      auto f = make_formulation(method, m);
+      f->complete_state(0.0, q, u);
+      const auto [phi, G, gamma] = test::constraint_values(m, q, u);
+      EXPECT_LE(phi.cwiseAbs().maxCoeff(), FormulationSettings{}.position_tolerance) << method << " seed " << seed;
+      // Velocity analysis is one linear solve: round-off only.
+      EXPECT_LT((G * u).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + u.cwiseAbs().maxCoeff())) << method;
+      const auto& p = method == "nullspace" ? static_cast<const Nullspace&>(*f).partition()
+                                            : static_cast<const Gcp&>(*f).partition();
+      for (int k : p.independent()) EXPECT_EQ(u(k), u_given(k)) << method << " seed " << seed;
+      // Coordinates of joints with q̇ = u whose speeds are all independent are untouched.
+      for (int i = 0; i < m.nbodies; ++i) {
+        bool independent = m.nq_joint[i] == m.nv_joint[i];
+        for (int k = 0; k < m.nv_joint[i]; ++k)
+          independent = independent && std::find(p.independent().begin(), p.independent().end(),
+                                                 m.v_index[i] + k) != p.independent().end();
+        if (independent) {
+          EXPECT_TRUE(q.segment(m.q_index[i], m.nq_joint[i]) == q_given.segment(m.q_index[i], m.nq_joint[i]))
+              << method << " seed " << seed << " joint " << m.joints[i].name;
+        }
+      }
+    }
+  }
+}
+
+// A loop that cannot close (the four-bar's ground link longer than the three others together):
+// the position analysis stops with the time, the loop and its residual.
+TEST(LoopMethods, PositionAnalysisFailureNamesTheLoopAndTheTime) {
+  Mechanism mech = test::parallelogram_four_bar(true, 0.5);
+  for (JointSpec& j : mech.joints)
+    if (j.name == "D") j.parent_frame = Transform::translation(Vec3(3.5, 0, 0));
+  const Model m = Model::build(mech);
+  for (const std::string method : {"gcp", "nullspace"}) {
+    auto f = make_formulation(method, m);
+    VecX q = m.q0, u = VecX::Zero(m.nv);
+    try {
+      f->complete_state(0.25, q, u);
+      ADD_FAILURE() << method << ": no error";
+    } catch (const std::runtime_error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("position analysis did not converge at t = 0.25"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("loop 'C'"), std::string::npos) << msg;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace loopdyn
