@@ -27,7 +27,12 @@ CoordinatePartition::CoordinatePartition(const Model& model, const Constraints& 
                                          const FormulationSettings& settings, Reporter report)
     : model_(model), cons_(constraints), settings_(settings), report_(std::move(report)), kin_(model),
       data_(model, constraints), q_(model.neutral_q()), u_(VecX::Zero(model.nv)), phi_(VecX::Zero(constraints.rows())), du_(VecX::Zero(model.nv)),
-      G_(MatX::Zero(constraints.rows(), model.nv)), full_lu_(constraints.rows(), model.nv) {}
+      G_(MatX::Zero(constraints.rows(), model.nv)), full_lu_(constraints.rows(), model.nv) {
+  // Until the first analysis chooses (and always without constraints): every speed independent.
+  for (int k = 0; k < model.nv; ++k) independent_.push_back(k);
+  rhs_block_.resize(0, model.nv);
+  sol_block_.resize(0, model.nv);
+}
 
 void CoordinatePartition::choose(double t) {
   // Eq 11: full pivoting on G; P G Q = L U, row k of P G is G's row P⁻¹(k), column k of G Q is

@@ -1,0 +1,208 @@
+// Reproduces the numerical examples of papers 001 (Park, Yoo, Hwang 2000) and 000 (Anderson,
+// Critchley 2003) §4.1 with loopdyn's formulations and prints them as the markdown tables of
+// docs/results.md. Run it with bench/run_results.sh (Release build); every number in that file
+// comes from here.
+//
+//   paper_results [--models DIR] [--repeats N]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "loopdyn/assembly.hpp"
+#include "loopdyn/io/model_file.hpp"
+#include "loopdyn/simulator.hpp"
+
+namespace loopdyn {
+namespace {
+
+struct Problem {
+  Model model;
+  VecX q, u;  ///< assembled initial state (what `loopdyn simulate` starts from)
+};
+
+Problem load(const std::string& dir, const std::string& name) {
+  Model m = Model::build(load_mechanism(dir + "/" + name + ".yaml"));
+  VecX q = m.q0, u = m.u0;
+  if (m.has_loops()) {
+    const AssemblyResult a = assemble(m, Constraints(m), m.q0, m.u0);
+    q = a.q;
+    u = a.u;
+  }
+  return {std::move(m), q, u};
+}
+
+struct Run {
+  Trajectory traj;
+  double cpu_seconds = 0;  ///< per simulation: median over the batches
+  std::vector<std::string> events;
+};
+
+double cpu_now() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+
+// Simulates once for the trajectory and events, then, for `batches` > 0, times batches of
+// repeated simulations (fresh formulation each, at least 0.05 s CPU per batch) and keeps the
+// median time per simulation.
+Run run(const Problem& p, const std::string& method, const FormulationSettings& fs, const SimulationSettings& ss,
+        int batches = 0) {
+  Run r;
+  auto simulate = [&](std::vector<std::string>* events) {
+    auto f = make_formulation(method, p.model, fs);
+    if (events) f->set_event_sink([&](const FormulationEvent& e) { events->push_back(e.message); });
+    Simulator sim(p.model, *f, ss);
+    return sim.run(p.q, p.u);
+  };
+  r.traj = simulate(&r.events);
+  std::vector<double> times;
+  for (int b = 0; b < batches; ++b) {
+    const double t0 = cpu_now();
+    int n = 0;
+    do {
+      simulate(nullptr);
+      ++n;
+    } while (cpu_now() - t0 < 0.05);
+    times.push_back((cpu_now() - t0) / n);
+  }
+  std::sort(times.begin(), times.end());
+  if (!times.empty()) r.cpu_seconds = times[times.size() / 2];
+  return r;
+}
+
+SimulationSettings adaptive(double tol, double t_end, double output_dt) {
+  SimulationSettings s;
+  s.integrator.kind = IntegratorKind::dopri5;
+  s.integrator.rtol = s.integrator.atol = tol;
+  s.t_end = t_end;
+  s.output_dt = output_dt;
+  return s;
+}
+
+// 001 §4.2 case I, Fig. 4 in numbers: y2 (link 2's mass centre) through the singular
+// configuration y2 = 0, for the CS method (lagrange-dense, with and without Baumgarte terms),
+// lagrange-on, gcp and nullspace. The error column is |y2 − y2(nullspace)|.
+void singular_four_bar(const std::string& dir) {
+  const Problem p = load(dir, "fourbar_park_singular");
+  const double tol = 1e-8;
+  const SimulationSettings ss = adaptive(tol, 5.0, 0.25);
+  FormulationSettings cs_stab;
+  cs_stab.baumgarte_alpha = cs_stab.baumgarte_beta = 5.0;
+  struct Column {
+    const char* label;
+    const char* method;
+    FormulationSettings fs;
+  };
+  const std::vector<Column> cols{{"CS (α = β = 0)", "lagrange-dense", {}},
+                                 {"CS (α = β = 5)", "lagrange-dense", cs_stab},
+                                 {"lagrange-on", "lagrange-on", {}},
+                                 {"gcp", "gcp", {}},
+                                 {"nullspace", "nullspace", {}}};
+  std::vector<Run> runs;
+  for (const Column& c : cols) runs.push_back(run(p, c.method, c.fs, ss));
+  const Trajectory& ref = runs.back().traj;
+  std::printf("### 001 Fig. 4 in numbers: y2 through the singular configuration (case I)\n\n");
+  std::printf("`models/fourbar_park_singular.yaml`, dopri5, rtol = atol = %g, y2 = `link2_com.y` [m]; "
+              "in brackets |y2 − y2(nullspace)|; last row: largest position residual max|Φ| over the run.\n\n",
+              tol);
+  std::printf("| t [s] |");
+  for (const Column& c : cols) std::printf(" %s |", c.label);
+  std::printf("\n|---:|");
+  for (std::size_t k = 0; k < cols.size(); ++k) std::printf("---:|");
+  std::printf("\n");
+  for (std::size_t r = 0; r < ref.rows.size(); ++r) {
+    std::printf("| %.2f |", ref.at(r, "t"));
+    for (const Run& x : runs) {
+      const double y = x.traj.at(r, "link2_com.y");
+      std::printf(" %.6f (%.1e) |", y, std::abs(y - ref.at(r, "link2_com.y")));
+    }
+    std::printf("\n");
+  }
+  std::printf("| max\\|Φ\\| |");
+  for (const Run& x : runs) {
+    double worst = 0;
+    for (std::size_t r = 0; r < x.traj.rows.size(); ++r) worst = std::max(worst, x.traj.at(r, "residual.position"));
+    std::printf(" %.1e |", worst);
+  }
+  std::printf("\n\nEvents reported:\n\n");
+  for (std::size_t k = 0; k < cols.size(); ++k) {
+    std::printf("- %s: %zu", cols[k].label, runs[k].events.size());
+    if (!runs[k].events.empty()) std::printf(", the first: \"%s\"", runs[k].events[0].c_str());
+    std::printf("\n");
+  }
+  std::printf("\n");
+}
+
+// 001 Tables 1-3: function evaluations, average step and CPU time ratio (nullspace = 1) of the
+// CS method (lagrange-dense with Baumgarte terms α = β = 5), gcp and nullspace.
+void cost_table(const std::string& dir, int repeats) {
+  struct Case {
+    const char* title;
+    const char* model;
+    double t_end, tol_int, tol_pos;
+  };
+  const std::vector<Case> cases{
+      {"double pendulum (001 §4.1, Table 1)", "double_pendulum", 5.0, 1e-6, 1e-10},
+      {"double pendulum (001 §4.1, Table 1)", "double_pendulum", 10.0, 1e-6, 1e-10},
+      {"double pendulum (001 §4.1, Table 1)", "double_pendulum", 50.0, 1e-6, 1e-10},
+      {"planar four-bar case I (001 §4.2, Table 2)", "fourbar_park_singular", 10.0, 1e-6, 1e-10},
+      {"planar four-bar case II (001 §4.2, Table 2)", "fourbar_park_regular", 10.0, 1e-6, 1e-10},
+      {"spatial four-bar (001 §4.3, Table 3)", "fourbar_spatial_park", 10.0, 1e-5, 1e-3},
+      {"spatial four-bar (001 §4.3, Table 3)", "fourbar_spatial_park", 10.0, 1e-3, 1e-3},
+      {"spatial four-bar (001 §4.3, Table 3)", "fourbar_spatial_park", 10.0, 1e-3, 1e-5},
+  };
+  std::printf("### 001 Tables 1-3: cost of CS, GCP and the partial velocity matrix method\n\n");
+  std::printf("dopri5 with rtol = atol = ε_int; gcp and nullspace with Newton tolerance ε_pos; CS = "
+              "`lagrange-dense` with α = β = 5. CPU time per simulation: median of %d batches of at least 0.05 s (output every 1 s), ratio to "
+              "`nullspace`. max\\|Φ\\|: largest position residual at the output times.\n\n",
+              repeats);
+  std::printf("| example | t_end [s] | ε_int | ε_pos | method | CPU time ratio | function evaluations | "
+              "average step [s] | max\\|Φ\\| |\n|---|---:|---:|---:|---|---:|---:|---:|---:|\n");
+  for (const Case& c : cases) {
+    const Problem p = load(dir, c.model);
+    FormulationSettings cs;
+    cs.baumgarte_alpha = cs.baumgarte_beta = 5.0;
+    FormulationSettings partitioned;
+    partitioned.position_tolerance = c.tol_pos;
+    const SimulationSettings ss = adaptive(c.tol_int, c.t_end, 1.0);
+    const Run ns = run(p, "nullspace", partitioned, ss, repeats);
+    const Run gcp = run(p, "gcp", partitioned, ss, repeats);
+    const Run dense = run(p, "lagrange-dense", cs, ss, repeats);
+    for (const auto& [name, r] : {std::pair<const char*, const Run*>{"nullspace", &ns}, {"gcp", &gcp}, {"CS", &dense}}) {
+      double worst = 0;
+      if (p.model.has_loops())
+        for (std::size_t k = 0; k < r->traj.rows.size(); ++k)
+          worst = std::max(worst, r->traj.at(k, "residual.position"));
+      const IntegrationStats& st = r->traj.stats;
+      std::printf("| %s | %g | %g | %g | %s | %.2f | %ld | %.4f | %.1e |\n", c.title, c.t_end, c.tol_int, c.tol_pos,
+                  name, r->cpu_seconds / ns.cpu_seconds, st.rhs_evaluations,
+                  c.t_end / static_cast<double>(std::max(1L, st.steps_accepted)), worst);
+    }
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+}  // namespace loopdyn
+
+int main(int argc, char** argv) {
+  std::string dir = LOOPDYN_MODELS_DIR;
+  int repeats = 5;
+  for (int k = 1; k + 1 < argc; k += 2) {
+    const std::string a = argv[k];
+    if (a == "--models") dir = argv[k + 1];
+    else if (a == "--repeats") repeats = std::max(1, std::atoi(argv[k + 1]));
+    else {
+      std::fprintf(stderr, "usage: paper_results [--models DIR] [--repeats N]\n");
+      return 2;
+    }
+  }
+  try {
+    loopdyn::singular_four_bar(dir);
+    loopdyn::cost_table(dir, repeats);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "paper_results: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
