@@ -88,16 +88,6 @@ void frame_motion(const KinematicsData& kin, const std::vector<Vec6>& a0, int bo
   f.a0 = A.tail<3>() + f.dw0.cross(f.x) + f.w.cross(f.v);
 }
 
-// Jacobian [ω; v_origin] in world axes of a joint frame: the frame_jacobian of a world-aligned frame
-// at the joint frame's origin.
-void world_jacobian(const Model& model, const KinematicsData& kin, int body, const Transform& frame, Mat6X& J) {
-  if (body < 0) {
-    J.setZero();
-    return;
-  }
-  frame_jacobian(model, kin, body, Transform{kin.X_world[body].R.transpose(), frame.p}, J);
-}
-
 void update_frames(const Model& model, const KinematicsData& kin, ConstraintData& d) {
   for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
     const ModelJoint& lj = model.loop_joints[k];
@@ -127,33 +117,44 @@ void position_rows(const Model& model, const std::vector<ConstraintRow>& rows, c
   }
 }
 
+// Row r of G for a loop-joint row, on the tree path between the joint's two bodies only. A column
+// of a common ancestor moves both frames rigidly: ω_c − ω_p = 0 and v_c − v_p = ω × d, so
+// b·(ω × d) + (b × d)·ω = 0 and both row kinds vanish there (the row is sparse in the tree).
+// A path column s = [ω; v_O] (world axes, about the world origin) with σ = +1 on the child side,
+// −1 on the parent side gives
+//   dot    Φ̇ = (a × b)·(ω_c − ω_p)             → σ (a × b)·ω;
+//   along  Φ̇ = b·(v_c − v_p) + (b × d)·ω_p     → σ b·(v_O + ω × x_c)
+// (on the parent side −b·(v_O + ω × x_p) + (b × d)·ω = −b·(v_O + ω × (x_p + d))).
+void loop_row(const Model& model, const KinematicsData& kin, const ModelJoint& lj, const ConstraintRow& row,
+              const ConstraintData::Frame& p, const ConstraintData::Frame& c, Eigen::Ref<MatX> G, int r) {
+  const bool dot = row.kind == Kind::dot;
+  const Vec3 b = p.R * row.u;
+  const Vec3 n = dot ? Vec3((c.R * row.w).cross(b)) : b;
+  // Walk both sides up to the common ancestor: parent[i] < i, so the larger index is never an
+  // ancestor of the smaller one (ground is −1).
+  for (int child = lj.child, parent = lj.parent; child != parent;) {
+    const bool child_side = child > parent;
+    int& body = child_side ? child : parent;
+    const double sign = child_side ? 1.0 : -1.0;
+    for (int k = 0, col = model.v_index[body]; k < model.nv_joint[body]; ++k, ++col) {
+      const Vec6 s = kin.X_world[body].act_motion(kin.S.col(col));
+      const Vec3 w = s.head<3>();
+      G(r, col) = sign * n.dot(dot ? w : Vec3(s.tail<3>() + w.cross(c.x)));
+    }
+    body = model.parent[body];
+  }
+}
+
 void jacobian_rows(const Model& model, const std::vector<ConstraintRow>& rows, const KinematicsData& kin,
-                   ConstraintData& d, Eigen::Ref<MatX> G) {
-  int loop = -1;
+                   const ConstraintData& d, Eigen::Ref<MatX> G) {
+  G.setZero();
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const ConstraintRow& row = rows[r];
     if (row.kind == Kind::coupling) {
-      G.row(r).setZero();
       for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) G(r, t.v_index) += t.coefficient;
       continue;
     }
-    if (row.loop != loop) {  // rows of one loop joint are contiguous
-      loop = row.loop;
-      const ModelJoint& lj = model.loop_joints[loop];
-      world_jacobian(model, kin, lj.parent, lj.parent_frame, d.Jp);
-      world_jacobian(model, kin, lj.child, lj.child_frame, d.Jc);
-    }
-    const auto &p = d.fp[loop], &c = d.fc[loop];
-    const Vec3 b = p.R * row.u;
-    if (row.kind == Kind::dot) {
-      // Φ̇ = (a × b)·(ω_c − ω_p).
-      const Vec3 n = (c.R * row.w).cross(b);
-      G.row(r).noalias() = n.transpose() * (d.Jc.topRows<3>() - d.Jp.topRows<3>());
-    } else {
-      // Φ̇ = b·(v_c − v_p) + (b × d)·ω_p.
-      G.row(r).noalias() = b.transpose() * (d.Jc.bottomRows<3>() - d.Jp.bottomRows<3>());
-      G.row(r).noalias() += b.cross(c.x - p.x).transpose() * d.Jp.topRows<3>();
-    }
+    loop_row(model, kin, model.loop_joints[row.loop], row, d.fp[row.loop], d.fc[row.loop], G, static_cast<int>(r));
   }
 }
 
@@ -240,8 +241,7 @@ Constraints::Constraints(const Model& model) {
 }
 
 ConstraintData::ConstraintData(const Model& model, const Constraints&)
-    : fp(model.loop_joints.size()), fc(model.loop_joints.size()), a0(model.nbodies, Vec6::Zero()),
-      Jp(Mat6X::Zero(6, model.nv)), Jc(Mat6X::Zero(6, model.nv)) {}
+    : fp(model.loop_joints.size()), fc(model.loop_joints.size()), a0(model.nbodies, Vec6::Zero()) {}
 
 void constraint_position(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
                          Eigen::Ref<VecX> phi) {

@@ -27,6 +27,16 @@ Vec6 ground_acceleration(const Model& model, Bias bias) {
 
 Vec6 fext_col(const Mat6X* fext, int i) { return fext ? Vec6(fext->col(i)) : Vec6::Zero(); }
 
+// Last body that carries a load in aba_solve. Without bias and body forces only the joint forces
+// load the tree; the bodies after the last nonzero τ (and their subtrees, which come after them)
+// then keep pa = 0 and τ_eff = 0, and the backward sweep can start at that body.
+int last_loaded_body(const Model& model, const Eigen::Ref<const VecX>& tau, const Mat6X* fext, Bias bias) {
+  if (bias == Bias::yes || fext) return model.nbodies - 1;
+  for (int k = model.nv - 1; k >= 0; --k)
+    if (tau(k) != 0.0) return model.v_body[k];
+  return -1;
+}
+
 }  // namespace
 
 AbaData::AbaData(const Model& model)
@@ -70,9 +80,12 @@ void aba_velocity(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& 
 void aba_solve(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& tau, const Mat6X* fext, Bias bias,
                Eigen::Ref<VecX> udot) {
   const bool with_bias = bias == Bias::yes;
-  for (int i = 0; i < model.nbodies; ++i) d.pa[i] = (with_bias ? d.pv[i] : Vec6::Zero()) - fext_col(fext, i);
+  const int last = last_loaded_body(model, tau, fext, bias);
+  for (int i = 0; i <= last; ++i) d.pa[i] = (with_bias ? d.pv[i] : Vec6::Zero()) - fext_col(fext, i);
+  const int v_end = last < 0 ? 0 : model.v_index[last] + model.nv_joint[last];
+  d.tau_eff.tail(model.nv - v_end).setZero();
   // Backward: τ_eff = τ − Sᵀ pa; pa_parent += X*(pa + Ia_proj c + U D⁻¹ τ_eff).
-  for (int i = model.nbodies - 1; i >= 0; --i) {
+  for (int i = last; i >= 0; --i) {
     const int p = model.parent[i];
     for_joint(model, i, [&](auto nv) {
       constexpr int NV = decltype(nv)::value;

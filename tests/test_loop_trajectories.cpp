@@ -91,10 +91,12 @@ TEST(LoopTrajectories, EveryMethodAgreesOnEveryModelWithLoops) {
       EXPECT_TRUE(test::near(positions(c, t), positions(c, ref), 1e-7)) << c.name << ", " << method;
       const double e0 = t.at(0, "energy");
       for (std::size_t r = 0; r < t.rows.size(); ++r) {
-        if (c.conservative)
+        if (c.conservative) {
           EXPECT_NEAR(t.at(r, "energy"), e0, 1e-7 * std::max(1.0, std::abs(e0))) << c.name << ", " << method;
-        if (method == "gcp" || method == "nullspace")
+        }
+        if (method == "gcp" || method == "nullspace") {
           EXPECT_LT(t.at(r, "residual.position"), 1e-8) << c.name << ", " << method << ", t = " << t.at(r, "t");
+        }
       }
     }
   }

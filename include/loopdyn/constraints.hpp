@@ -64,7 +64,6 @@ struct ConstraintData {
   };
   std::vector<Frame> fp, fc;   ///< (loops) parent-side and child-side frames
   std::vector<Vec6> a0;        ///< (nbodies) body accelerations at u̇ = 0 (velocity products only)
-  Mat6X Jp, Jc;                ///< (6 x nv) world-aligned frame Jacobians [ω; v_origin]
 };
 
 /// Φ (m). Positions must be current in kin.

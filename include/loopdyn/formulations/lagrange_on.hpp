@@ -6,6 +6,9 @@
 // as the paper's cut-joint loads E_i. Cost O(n + nm + nm² + m³) (000 §2.6): O(n) only when m ≪ n.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "loopdyn/formulations/loop_formulation.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 
@@ -23,6 +26,7 @@ class LagrangeOn final : public LoopFormulation {
   ForceData forces_;
   VecX eta_, load_, rhs_;  ///< (nv), (nv), (m)
   MatX zeta_, A_;          ///< (nv x m), (m x m)
+  std::vector<std::pair<int, int>> support_;  ///< (m) columns [first, end) of G's nonzeros per row
 };
 
 }  // namespace loopdyn
