@@ -193,5 +193,23 @@ TEST(LoopMethods, PositionAnalysisFailureNamesTheLoopAndTheTime) {
   }
 }
 
+// Without constraints the partition is empty (every speed independent) and gcp and nullspace
+// reduce to the tree's dynamics: the same accelerations as the ABA, state left as given.
+TEST(LoopMethods, PartitionedMethodsReduceToTheTreeWithoutLoops) {
+  const Model m = Model::build(test::random_tree(4, 6, 3));
+  std::mt19937_64 rng(4);
+  VecX q = test::random_q(m, rng), u = test::random_vector(m.nv, rng);
+  const VecX tree = Solved("tree", m, q, u).udot;
+  for (const std::string method : {"gcp", "nullspace"}) {
+    VecX qc = q, uc = u;
+    auto f = make_formulation(method, m);
+    f->complete_state(0.0, qc, uc);
+    EXPECT_EQ(qc, q);
+    EXPECT_EQ(uc, u);
+    EXPECT_TRUE(near(Solved(method, m, q, u).udot, tree, acc_tol)) << method;
+    EXPECT_EQ(f->multipliers().size(), 0) << method;
+  }
+}
+
 }  // namespace
 }  // namespace loopdyn
