@@ -188,6 +188,16 @@ void integrate_q(const Model& model, Eigen::Ref<VecX> q, const VecX& du) {
   }
 }
 
+std::vector<bool> marked_independent_speeds(const Model& model) {
+  std::vector<bool> marked;
+  for (int i = 0; i < model.nbodies; ++i) {
+    if (!model.joints[i].independent) continue;
+    marked.resize(model.nv, false);
+    for (int k = 0; k < model.nv_joint[i]; ++k) marked[model.v_index[i] + k] = true;
+  }
+  return marked;
+}
+
 AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX& q0, const VecX& u0,
                         const AssemblySettings& settings) {
   if (q0.size() != model.nq || u0.size() != model.nv)
@@ -216,7 +226,9 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
   Evaluator ev(model, all);
 
   // Partition at q0 (001 eq 11), from the kept (independent) rows.
-  std::vector<int> dep = dependent_speeds(Evaluator(model, cons).jacobian(res.q), settings.fixed_speeds);
+  const std::vector<bool> fixed =
+      settings.fixed_speeds.empty() ? marked_independent_speeds(model) : settings.fixed_speeds;
+  std::vector<int> dep = dependent_speeds(Evaluator(model, cons).jacobian(res.q), fixed);
 
   // Positions (001 eq 12-13): Δu_d = −G_d⁺ Φ, step halved until ‖Φ‖₂ decreases.
   VecX phi = ev.phi(res.q);
@@ -263,7 +275,7 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
   const MatX G = ev.jacobian(res.q);
   const double scale = std::max(1.0, (G.size() ? G.cwiseAbs().maxCoeff() : 0.0) * inf_norm(u0));
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (attempt == 1) dep = dependent_speeds(G, settings.fixed_speeds);  // G_d lost rank since q0
+    if (attempt == 1) dep = dependent_speeds(G, fixed);  // G_d lost rank since q0
     VecX u = u0;
     for (int k : dep) u(k) = 0.0;
     if (dep.empty()) {

@@ -260,7 +260,8 @@ Model Model::build(const Mechanism& mech) {
     m.com.push_back(bs.com);
     m.inertia.push_back(rigid_inertia(bs.mass, bs.com, bs.inertia));
     m.joints.push_back(ModelJoint{js.name, kernel[j], m.parent.back(), i, js.parent_frame, js.child_frame,
-                                  is_identity(js.child_frame), js.parent_frame.R.isIdentity(0.0), js.where});
+                                  is_identity(js.child_frame), js.parent_frame.R.isIdentity(0.0), js.where,
+                                  js.independent});
     const int nq = joint_nq(kernel[j]), nv = joint_nv(kernel[j]);
     m.q_index.push_back(m.nq);
     m.v_index.push_back(m.nv);
@@ -286,6 +287,8 @@ Model Model::build(const Mechanism& mech) {
     const bool in_tree = child_of[j] >= 0 && tree_joint[child_of[j]] == j;
     if (in_tree) continue;
     const JointSpec& js = mech.joints[j];
+    if (js.independent)
+      fail(js.where, "joint '" + js.name + "' closes a loop (it has no coordinates): 'independent: true' applies to tree joints only");
     m.loop_joints.push_back(ModelJoint{js.name, kernel[j], to_model(parent_of[j]), to_model(child_of[j]),
                                        js.parent_frame, js.child_frame, is_identity(js.child_frame),
                                        js.parent_frame.R.isIdentity(0.0), js.where});

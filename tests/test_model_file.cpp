@@ -710,6 +710,16 @@ TEST(ModelFileBuild, UnknownBodyInJoint) {
                {"t.yaml:10", "joint 'j2'", "unknown body 'c'"});
 }
 
+TEST(ModelFileBuild, IndependentOnlyOnTreeJoints) {
+  const loopdyn::Model m = loopdyn::Model::build(loopdyn::parse_mechanism(two_links_with("child: b}", "child: b, independent: true}"), "t.yaml"));
+  EXPECT_FALSE(m.joints[m.joint_index("j1")].independent);
+  EXPECT_TRUE(m.joints[m.joint_index("j2")].independent);
+  expect_parts(build_error(two_links + "  - {name: j3, type: revolute, parent: ground, child: b, cut: true, independent: true}\n"),
+               {"t.yaml:11", "joint 'j3'", "closes a loop", "tree joints only"});
+  expect_parts(parse_error("joints:\n  - {name: j, type: revolute, parent: ground, child: a, independent: 2}\n"),
+               {"t.yaml:2", "independent"});
+}
+
 TEST(ModelFileBuild, DuplicateBodyName) {
   expect_parts(build_error(two_links_with("name: b", "name: a")), {"t.yaml:5", "duplicate", "'a'"});
 }

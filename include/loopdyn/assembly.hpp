@@ -44,7 +44,9 @@ struct AssemblySettings {
   double tolerance = 1e-12;      ///< on ‖Φ‖∞; velocity: ‖G u‖∞ ≤ tolerance · max(1, max|G| ‖u‖∞)
   int max_iterations = 50;       ///< Newton iterations on the positions
   std::vector<bool> fixed_speeds;  ///< (nv or empty) true = keep this speed's coordinate as given
-                                   ///< when possible; empty = partition chosen automatically
+                                   ///< when possible; empty = the speeds of the joints marked
+                                   ///< `independent: true` (marked_independent_speeds), or, when
+                                   ///< none is marked, the partition chosen automatically
 };
 
 struct AssemblyResult {
@@ -55,6 +57,10 @@ struct AssemblyResult {
   double velocity_residual = 0;  ///< ‖G(q) u‖∞
   std::vector<int> independent_speeds;  ///< speeds kept as given (ascending); the others moved
 };
+
+/// (nv) true for the speeds of the tree joints marked `independent: true` (ModelJoint::independent);
+/// empty when no joint is marked.
+std::vector<bool> marked_independent_speeds(const Model& model);
 
 /// Assembles q0, u0 (see the file comment). Throws std::invalid_argument for wrong sizes and
 /// std::runtime_error, naming the loop joints with the largest residuals, when the positions do not

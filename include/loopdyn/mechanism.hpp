@@ -49,6 +49,7 @@ struct JointSpec {
   std::vector<double> q;              ///< initial coordinates (nq), empty = neutral
   std::vector<double> u;              ///< initial speeds (nv), empty = zero
   bool cut = false;                   ///< pin as a loop-closing joint
+  bool independent = false;           ///< keep its speeds independent (assembly, partitioned methods)
   std::string where;
 };
 

@@ -23,6 +23,7 @@ struct ModelJoint {
   bool child_frame_identity = true;
   bool parent_frame_unrotated = true;  ///< parent_frame.R is the identity (saves a 3x3 product per sweep)
   std::string where;
+  bool independent = false;        ///< tree joint whose speeds the user wants independent
 };
 
 struct ModelMarker {

@@ -289,7 +289,7 @@ BodySpec Parser::body(const YAML::Node& node, int index) const {
 JointSpec Parser::joint(const YAML::Node& node, int index) const {
   MapReader m(*this, node, "joint #" + std::to_string(index + 1));
   m.name_by("joint");
-  m.allow({"name", "type", "parent", "child", "parent_frame", "child_frame", "axis", "axis2", "q", "u", "cut"});
+  m.allow({"name", "type", "parent", "child", "parent_frame", "child_frame", "axis", "axis2", "q", "u", "cut", "independent"});
   JointSpec j;
   j.name = m.text("name");
   const YAML::Node type_node = m.required("type");
@@ -323,6 +323,7 @@ JointSpec Parser::joint(const YAML::Node& node, int index) const {
   if (const YAML::Node u = m.optional("u"); u.IsDefined())
     j.u = to_numbers(u, m.field("u") + " (" + type_name + ")", shape.nv, shape.u_layout, one_u);
   j.cut = m.flag("cut", false);
+  j.independent = m.flag("independent", false);
   j.where = where(node);
   return j;
 }
