@@ -27,7 +27,9 @@ std::vector<double> output_times(double t_end, double output_dt) {
 Simulator::Simulator(const Model& model, Formulation& formulation, const SimulationSettings& settings)
     : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(model),
       constraint_data_(model, constraints_), phi_(constraints_.rows()), G_(constraints_.rows(), model.nv),
-      q_(model.nq), u_(model.nv), udot_(model.nv) {}
+      q_(model.nq), u_(model.nv), udot_(model.nv) {
+  if (settings_.reactions) reactions_.emplace(model_, constraints_);
+}
 
 void Simulator::rhs(double t, const VecX& x, VecX& dx) {
   // ẋ = [q̇(q, u); u̇] with u̇ from the formulation.
@@ -42,6 +44,7 @@ void Simulator::rhs(double t, const VecX& x, VecX& dx) {
 void Simulator::post_step(double t, VecX& x) {
   model_.normalize(x.head(model_.nq));
   formulation_.complete_state(t, x.head(model_.nq), x.tail(model_.nv));
+  if (projector_) projector_->project(t, x.head(model_.nq), x.tail(model_.nv));
 }
 
 VecX Simulator::row(double t, const VecX& x_in) {
@@ -52,7 +55,8 @@ VecX Simulator::row(double t, const VecX& x_in) {
   update_positions(model_, output_kin_, q);
   update_velocities(model_, output_kin_, q, u);
   const bool loops = model_.has_loops();
-  VecX r(1 + x.size() + 3 * model_.markers.size() + 1 + (loops ? 2 : 0));
+  const Eigen::Index nreactions = reactions_ ? 6 * (model_.nbodies + model_.loop_joints.size()) : 0;
+  VecX r(1 + x.size() + 3 * model_.markers.size() + 1 + (loops ? 2 : 0) + nreactions);
   r(0) = t;
   r.segment(1, x.size()) = x;
   Eigen::Index k = 1 + x.size();
@@ -66,6 +70,12 @@ VecX Simulator::row(double t, const VecX& x_in) {
     constraint_jacobian(model_, constraints_, output_kin_, constraint_data_, G_);
     r(k++) = phi_.size() ? phi_.cwiseAbs().maxCoeff() : 0.0;
     r(k++) = phi_.size() ? (G_ * u).cwiseAbs().maxCoeff() : 0.0;
+  }
+  if (reactions_) {
+    // u̇ and λ of the formulation at this row's state.
+    formulation_.accelerations(t, q, u, udot_);
+    reactions_->compute(t, q, u, udot_, formulation_.multipliers());
+    reactions_->write_columns(r.segment(k, nreactions));
   }
   return r;
 }
@@ -84,6 +94,9 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
     traj.columns.push_back("residual.position");
     traj.columns.push_back("residual.velocity");
   }
+  if (reactions_)
+    for (std::string& n : Reactions::column_names(model_)) traj.columns.push_back(std::move(n));
+  if (settings_.project) projector_.emplace(model_, constraints_, settings_.projection);  // fresh stats
 
   VecX x0(size());
   x0 << q0, u0;
@@ -93,6 +106,7 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
     traj.rows.push_back(row(t, x));
     if (progress) progress(t);
   });
+  if (projector_) traj.projection = projector_->stats();
   return traj;
 }
 

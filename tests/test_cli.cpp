@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -84,6 +87,101 @@ TEST(Cli, BadInputFailsWithOneLine) {
                          "joints:\n  - {name: j1, type: revolute, parent: ground, child: a}\n"
                          "  - {name: j2, type: spherical, parent: ground, child: a, cut: true}\n";
   expect_one_line_error(run("simulate " + loop.string() + " --method tree"), "'j2'");
+}
+
+// The four-bar of 000 §4.1 with its crank given a speed and marked independent: the file's q
+// closes the loop, its u does not (the other two joints are at rest).
+std::filesystem::path moving_fourbar() {
+  std::ifstream in(models() + "/fourbar_anderson.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string rest = "q: 1.0471975511965976         # theta1 = pi/3\n    u: 0.0";
+  const auto at = text.find(rest);
+  EXPECT_NE(at, std::string::npos);
+  text.replace(at, rest.size(), "q: 1.0471975511965976\n    u: 2.0\n    independent: true");
+  const auto path = scratch("fourbar_moving.yaml");
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string csv_header(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+TEST(Cli, SimulateAssemblesFirstAndReportsIt) {
+  const auto out = scratch("moving.csv");
+  const CliResult r = run("simulate " + moving_fourbar().string() + " --t-end 0.1 --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("assembled"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("independent speeds: crank_pivot\n"), std::string::npos) << r.output;
+  // The marked crank keeps its speed; the assembled speeds of the others make G u = 0.
+  std::ifstream in(out);
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  EXPECT_NE(first.find(",2,"), std::string::npos) << header << "\n" << first;  // u.crank_pivot = 2 exactly
+}
+
+TEST(Cli, NoAssembleRunsAConsistentStateAndRejectsAnInconsistentVelocity) {
+  const auto out = scratch("noassemble.csv");
+  const CliResult ok =
+      run("simulate " + models() + "/fourbar_anderson.yaml --no-assemble --t-end 0.1 --out " + out.string());
+  ASSERT_EQ(ok.status, 0) << ok.output;
+  EXPECT_NE(ok.output.find("as given (--no-assemble)"), std::string::npos) << ok.output;
+  const CliResult bad = run("simulate " + moving_fourbar().string() + " --no-assemble --out " + out.string());
+  expect_one_line_error(bad, "inconsistent initial state: velocity residual");
+  EXPECT_NE(bad.output.find("loop joint 'rocker_ground'"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("without --no-assemble"), std::string::npos) << bad.output;
+}
+
+TEST(Cli, SimulateOfALoopThatCannotCloseFailsWithOneLine) {
+  const auto loop = scratch("far_loop.yaml");
+  std::ifstream in(models() + "/fourbar_anderson.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string pivot = "child_frame: {xyz: [1.0, 0.0, 0.0]}";
+  text.replace(text.find(pivot), pivot.size(), "child_frame: {xyz: [5.0, 0.0, 0.0]}");  // 0.4 + 1.2 + 0.8 < 5
+  std::ofstream(loop) << text;
+  const CliResult r = run("simulate " + loop.string() + " --out " + scratch("far.csv").string());
+  expect_one_line_error(r, "cannot assemble the initial state");
+  EXPECT_NE(r.output.find("'rocker_ground'"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ProjectReportsTheProjectionsAndKeepsTheResidualsDown) {
+  const auto out = scratch("project.csv");
+  const CliResult r = run("simulate " + moving_fourbar().string() +
+                          " --method lagrange-on --integrator rk4 --dt 0.01 --t-end 2 --project --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* words : {"projection ", "steps moved q", "residuals after projection", "tolerances 1e-10"})
+    EXPECT_NE(r.output.find(words), std::string::npos) << words << "\n" << r.output;
+  // Residual columns: the projection tolerance 1e-10 (|Phi|, metres) bounds every row.
+  std::ifstream in(out);
+  std::string line;
+  std::getline(in, line);
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::vector<double> v;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) v.push_back(std::stod(cell));
+    EXPECT_LE(v[v.size() - 2], 1e-10) << line;  // residual.position, the column before residual.velocity
+    ++rows;
+  }
+  EXPECT_EQ(rows, 201);
+}
+
+TEST(Cli, ReactionsAddSixColumnsPerTreeAndLoopJoint) {
+  const auto out = scratch("reactions.csv");
+  const CliResult r =
+      run("simulate " + models() + "/fourbar_anderson.yaml --t-end 0.1 --reactions --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string header = csv_header(out);
+  for (const char* joint : {"crank_pivot", "crank_pin", "coupler_pin", "rocker_ground"})
+    for (const char* c : {".fx", ".fy", ".fz", ".tx", ".ty", ".tz"}) {
+      std::string column = "reaction.";
+      column.append(joint).append(c);
+      EXPECT_NE(header.find(column), std::string::npos) << column << "\n" << header;
+    }
 }
 
 }  // namespace

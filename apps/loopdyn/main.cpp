@@ -15,6 +15,7 @@
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/constraints.hpp"
+#include "loopdyn/projection.hpp"
 #include "loopdyn/simulator.hpp"
 
 namespace {
@@ -25,6 +26,8 @@ struct SimulateOptions {
   std::string model, method = "auto", integrator = "rk4", out = "trajectory.csv";
   double dt = 1e-3, t_end = 10.0, rtol = 1e-8, atol = 1e-10, output_dt = 0.01;
   FormulationSettings formulation;
+  bool no_assemble = false, project = false, reactions = false;
+  double project_tolerance = ProjectionSettings{}.position_tolerance;
 };
 
 // A one-line progress bar on stderr, drawn only when stderr is a terminal.
@@ -43,8 +46,53 @@ class ProgressBar {
   bool enabled_;
 };
 
+// Name of speed k without the "u." prefix: <joint>[.i].
+std::string speed_name(const Model& model, int k) { return model.coordinate_names()[model.nq + k].substr(2); }
+
+// The initial state of `simulate`: the model's q0, u0 assembled (loopdyn::assemble), or with
+// --no-assemble checked for consistency (check_consistent). Returns the summary line.
+std::string initial_state(const Model& model, bool no_assemble, VecX& q, VecX& u) {
+  q = model.q0;
+  u = model.u0;
+  if (!model.has_loops()) return {};
+  const Constraints cons(model);
+  char line[256];
+  if (no_assemble) {
+    check_consistent(model, cons, q, u);
+    std::snprintf(line, sizeof line, "initial     as given (--no-assemble), residuals within %g\n", consistency_tolerance);
+    return line;
+  }
+  AssemblyResult a;
+  try {
+    a = assemble(model, cons, q, u);
+  } catch (const std::runtime_error& e) {
+    std::string what = "cannot assemble the initial state: ";
+    throw std::runtime_error(what.append(e.what()).append("; fix the model's q (or geometry)"));
+  }
+  q = a.q;
+  u = a.u;
+  std::string independent;
+  for (int k : a.independent_speeds) independent.append(independent.empty() ? "" : ", ").append(speed_name(model, k));
+  std::snprintf(line, sizeof line, "assembled   %d iterations, position residual %.3g, velocity residual %.3g; ",
+                a.iterations, a.position_residual, a.velocity_residual);
+  return std::string(line).append("independent speeds: ").append(independent.empty() ? "none" : independent).append("\n");
+}
+
+// Summary of the projections of a run.
+void print_projection(const ProjectionStats& p, const ProjectionSettings& s, long steps) {
+  std::printf("projection  %ld of %ld steps moved q (%ld Newton iterations), %ld moved u; largest correction %.3g "
+              "(q, speed units) and %.3g (u)\n",
+              p.position_projections, steps, p.position_iterations, p.velocity_projections, p.max_position_correction,
+              p.max_velocity_correction);
+  std::printf("            residuals after projection <= %.3g (|Phi|), %.3g (|G u|); tolerances %g (|Phi|), "
+              "%g * max(1, max|G| |u|) (|G u|)\n",
+              p.max_position_residual, p.max_velocity_residual, s.position_tolerance, s.velocity_tolerance);
+}
+
 int simulate(const SimulateOptions& o) {
   const Model model = Model::build(load_mechanism(o.model));
+  VecX q0, u0;
+  const std::string initial = initial_state(model, o.no_assemble, q0, u0);
   // auto: the ABA for trees; for loops the dense Lagrange baseline until faster methods land.
   const std::string method = o.method != "auto" ? o.method : model.has_loops() ? "lagrange-dense" : "tree";
   auto formulation = make_formulation(method, model, o.formulation);
@@ -60,20 +108,25 @@ int simulate(const SimulateOptions& o) {
   settings.integrator.atol = o.atol;
   settings.t_end = o.t_end;
   settings.output_dt = o.output_dt;
+  settings.project = o.project;
+  settings.projection.position_tolerance = settings.projection.velocity_tolerance = o.project_tolerance;
+  settings.reactions = o.reactions;
   Simulator sim(model, *formulation, settings);
   ProgressBar bar(o.t_end);
   const auto start = std::chrono::steady_clock::now();
-  const Trajectory traj = sim.run(model.q0, model.u0, std::ref(bar));
+  const Trajectory traj = sim.run(q0, u0, std::ref(bar));
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_csv(o.out, traj);
   const double e0 = traj.at(0, "energy"), e1 = traj.at(traj.rows.size() - 1, "energy");
   std::printf("model       %s (%d bodies, nq = %d, nv = %d, %zu loop-closing joints)\n", model.name.c_str(),
               model.nbodies, model.nq, model.nv, model.loop_joints.size());
+  std::fputs(initial.c_str(), stdout);
   std::printf("method      %s, integrator %s\n", method.c_str(), o.integrator.c_str());
   std::printf("simulated   %g s in %.3f s wall: %ld steps (%ld rejected), %ld evaluations\n", o.t_end, wall,
               traj.stats.steps_accepted, traj.stats.steps_rejected, traj.stats.rhs_evaluations);
   std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
               (e1 - e0) / std::max(std::abs(e0), 1e-300));
+  if (o.project) print_projection(traj.projection, settings.projection, traj.stats.steps_accepted);
   std::printf("wrote       %s (%zu rows x %zu columns)\n", o.out.c_str(), traj.rows.size(), traj.columns.size());
   return 0;
 }
@@ -167,7 +220,8 @@ int assemble_model(const AssembleOptions& o) {
   settings.tolerance = o.tolerance;
   settings.max_iterations = o.max_iterations;
   if (!o.fix.empty()) {
-    settings.fixed_speeds.assign(model.nv, false);
+    settings.fixed_speeds = marked_independent_speeds(model);  // the file's marks, then --fix
+    settings.fixed_speeds.resize(model.nv, false);
     for (const std::string& name : o.fix) {
       const int j = model.joint_index(name);
       for (int k = 0; k < model.nv_joint[j]; ++k) settings.fixed_speeds[model.v_index[j] + k] = true;
@@ -251,6 +305,17 @@ int main(int argc, char** argv) {
   cmd_sim->add_option("--atol", sim.atol, "absolute tolerance (dopri5)")->capture_default_str();
   cmd_sim->add_option("--output-dt", sim.output_dt, "interval between output rows [s]")->capture_default_str();
   cmd_sim->add_option("--out", sim.out, "trajectory CSV file")->capture_default_str();
+  cmd_sim->add_flag("--no-assemble", sim.no_assemble,
+                    "start from the model's q and u as given (an error if they violate the loop constraints by more "
+                    "than 1e-8) instead of assembling them first");
+  cmd_sim->add_flag("--project", sim.project,
+                    "mass-orthogonal projection of positions and speeds onto the constraints after every step");
+  cmd_sim->add_option("--project-tolerance", sim.project_tolerance,
+                      "projection tolerance on max|Phi| and on max|G u| / max(1, max|G| max|u|)")
+      ->capture_default_str();
+  cmd_sim->add_flag("--reactions", sim.reactions,
+                    "write reaction.<joint>.fx,fy,fz,tx,ty,tz columns (force and moment of the parent side on the "
+                    "child, child joint frame)");
 
   std::string info_model;
   bool info_json = false;
@@ -263,7 +328,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("assemble", "close the loops of the initial state (positions and speeds) and print it");
   cmd_asm->add_option("model", asm_opts.model, "model file (YAML)")->required();
   cmd_asm->add_option("--out", asm_opts.out, "write the model file with the assembled q and u");
-  cmd_asm->add_option("--fix", asm_opts.fix, "tree joint whose speeds stay independent (repeatable)")
+  cmd_asm->add_option("--fix", asm_opts.fix, "tree joint whose speeds stay independent (repeatable; adds to the joints marked independent: true)")
       ->allow_extra_args(false);
   cmd_asm->add_option("--tolerance", asm_opts.tolerance, "position residual tolerance")->capture_default_str();
   cmd_asm->add_option("--max-iterations", asm_opts.max_iterations, "Newton iterations")->capture_default_str();

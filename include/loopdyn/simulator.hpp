@@ -1,14 +1,18 @@
 // Simulator: ties a Model, a Formulation and an integrator, with state x = [q; u] (nq + nv), and
-// records a Trajectory at the output times.
+// records a Trajectory at the output times. Optionally projects every accepted step onto the
+// constraint manifold (projection.hpp) and records joint reaction forces (reactions.hpp).
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "loopdyn/constraints.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/integrators.hpp"
+#include "loopdyn/projection.hpp"
+#include "loopdyn/reactions.hpp"
 
 namespace loopdyn {
 
@@ -16,14 +20,24 @@ struct SimulationSettings {
   IntegratorSettings integrator;
   double t_end = 10.0;
   double output_dt = 0.01;  ///< rows at 0, output_dt, 2 output_dt, ... and t_end
+  /// Mass-orthogonal projection of q, then u, after every accepted step, for any formulation
+  /// (after Formulation::complete_state). dopri5 rows between steps are interpolated from
+  /// projected states.
+  bool project = false;
+  ProjectionSettings projection;
+  /// Record reaction.<joint>.fx fy fz tx ty tz for every tree and loop joint (Reactions), from
+  /// the formulation's u̇ and multipliers at every output row.
+  bool reactions = false;
 };
 
-/// Recorded rows: t, q.<joint>[.i], u.<joint>[.i], <marker>.x/.y/.z, energy, and for models with
-/// loops residual.position = max |Φ| and residual.velocity = max |G u| over the kept constraint rows.
+/// Recorded rows: t, q.<joint>[.i], u.<joint>[.i], <marker>.x/.y/.z, energy, for models with
+/// loops residual.position = max |Φ| and residual.velocity = max |G u| over the kept constraint
+/// rows, and with SimulationSettings::reactions the Reactions::column_names().
 struct Trajectory {
   std::vector<std::string> columns;
   std::vector<VecX> rows;
   IntegrationStats stats;
+  ProjectionStats projection;  ///< zero unless SimulationSettings::project
   /// Index of a column; throws std::out_of_range if absent.
   int column(std::string_view name) const;
   /// Value of a column in a row.
@@ -56,6 +70,8 @@ class Simulator final : public OdeSystem {
   VecX phi_;
   MatX G_;
   VecX q_, u_, udot_;
+  std::optional<Projector> projector_;  ///< made by run() when settings_.project
+  std::optional<Reactions> reactions_;  ///< when settings_.reactions
 };
 
 }  // namespace loopdyn

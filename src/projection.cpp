@@ -1,0 +1,174 @@
+// Mass-orthogonal projection onto the constraint manifold and the initial-state consistency check
+// (projection.hpp has the math).
+#include "loopdyn/projection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "loopdyn/assembly.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+double inf_norm(const VecX& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxCoeff(); }
+
+// "loop joint 'C' (row C.along.x)" or "coupling 'gear'".
+std::string row_owner(const Model& model, const ConstraintRow& row) {
+  std::string s;
+  if (row.kind == ConstraintRow::Kind::coupling) {
+    s.append("coupling '").append(model.couplings[row.loop].name).append("'");
+  } else {
+    s.append("loop joint '").append(model.loop_joints[row.loop].name).append("' (row ").append(row.label).append(")");
+  }
+  return s;
+}
+
+// Index of the entry of largest magnitude (0 for an empty vector).
+Eigen::Index worst(const VecX& x) {
+  Eigen::Index k = 0;
+  if (x.size() > 0) x.cwiseAbs().maxCoeff(&k);
+  return k;
+}
+
+// Velocity tolerance scaled like AssemblySettings: tolerance · max(1, max|G| ‖u‖∞).
+double scaled_velocity_tolerance(double tolerance, const MatX& G, const Eigen::Ref<const VecX>& u) {
+  const double g = G.size() ? G.cwiseAbs().maxCoeff() : 0.0;
+  const double v = u.size() ? u.cwiseAbs().maxCoeff() : 0.0;
+  return tolerance * std::max(1.0, g * v);
+}
+
+}  // namespace
+
+Projector::Projector(const Model& model, const Constraints& constraints, const ProjectionSettings& settings)
+    : model_(model), constraints_(constraints), settings_(settings), kin_(model), cons_data_(model, constraints_),
+      crba_(model), M_(model.nv, model.nv), mass_llt_(model.nv), G_(constraints_.rows(), model.nv),
+      Y_(model.nv, constraints_.rows()), A_(constraints_.rows(), constraints_.rows()), eig_(constraints_.rows()),
+      phi_(constraints_.rows()), r_(constraints_.rows()), mu_(constraints_.rows()), dx_(model.nv), total_(model.nv) {
+  if (!(settings.position_tolerance > 0.0) || !(settings.velocity_tolerance > 0.0))
+    throw std::invalid_argument("projection tolerances must be > 0");
+  if (settings.max_iterations < 1) throw std::invalid_argument("projection max_iterations must be >= 1");
+}
+
+void Projector::factor_mass(const Eigen::Ref<const VecX>& q) {
+  crba(model_, crba_, q, M_);
+  mass_llt_.compute(M_);
+  if (mass_llt_.info() != Eigen::Success) throw std::runtime_error("projection: mass matrix not positive definite");
+}
+
+void Projector::correction(const VecX& r) {
+  // Y = L⁻¹Gᵀ, A = YᵀY = G M⁻¹Gᵀ (m x m).
+  Y_ = G_.transpose();
+  mass_llt_.matrixL().solveInPlace(Y_);
+  A_.noalias() = Y_.transpose() * Y_;
+  // μ = A⁺ r = Σ v_k (v_kᵀ r) / s_k over eigenvalues s_k > rank_tolerance · s_max (minimum norm).
+  eig_.compute(A_);
+  const VecX& s = eig_.eigenvalues();  // ascending
+  const double cut = settings_.rank_tolerance * std::max(s(s.size() - 1), 0.0);
+  mu_.setZero();
+  for (Eigen::Index k = 0; k < s.size(); ++k)
+    if (s(k) > cut) mu_ += eig_.eigenvectors().col(k) * (eig_.eigenvectors().col(k).dot(r) / s(k));
+  // Δu = −M⁻¹Gᵀμ = −L⁻ᵀ(Y μ).
+  dx_.noalias() = -(Y_ * mu_);
+  mass_llt_.matrixU().solveInPlace(dx_);
+}
+
+double Projector::velocity_tolerance(const Eigen::Ref<const VecX>& u) const {
+  return scaled_velocity_tolerance(settings_.velocity_tolerance, G_, u);
+}
+
+int Projector::project_positions(double t, Eigen::Ref<VecX> q) {
+  if (constraints_.rows() == 0) return 0;
+  total_.setZero();
+  int it = 0;
+  for (;; ++it) {
+    update_positions(model_, kin_, q);
+    constraint_position(model_, constraints_, kin_, cons_data_, phi_);
+    const double residual = inf_norm(phi_);
+    if (residual <= settings_.position_tolerance) {
+      stats_.max_position_residual = std::max(stats_.max_position_residual, residual);
+      break;
+    }
+    if (it == settings_.max_iterations || !std::isfinite(residual)) {
+      std::ostringstream s;
+      s << "position projection at t = " << t << " did not converge: residual |Phi| = " << residual << " at "
+        << row_owner(model_, constraints_.kept()[worst(phi_)]) << " after " << it << " iterations (tolerance "
+        << settings_.position_tolerance << "); the step left the constraint manifold too far (reduce the step) "
+        << "or the mechanism is at a singular configuration";
+      throw std::runtime_error(s.str());
+    }
+    if (it == 0) factor_mass(q);  // M fixed over one projection (004 Appendix, eq 95)
+    constraint_jacobian(model_, constraints_, kin_, cons_data_, G_);
+    correction(phi_);  // Δu = −M⁻¹Gᵀ(G M⁻¹Gᵀ)⁺Φ
+    integrate_q(model_, q, dx_);
+    total_ += dx_;
+  }
+  if (it > 0) {
+    ++stats_.position_projections;
+    stats_.position_iterations += it;
+    stats_.max_position_correction = std::max(stats_.max_position_correction, inf_norm(total_));
+  }
+  return it;
+}
+
+void Projector::project_velocities(const Eigen::Ref<const VecX>& q, Eigen::Ref<VecX> u) {
+  if (constraints_.rows() == 0) return;
+  update_positions(model_, kin_, q);
+  constraint_jacobian(model_, constraints_, kin_, cons_data_, G_);
+  r_.noalias() = G_ * u;
+  if (inf_norm(r_) > velocity_tolerance(u)) {
+    // u ← u − M⁻¹Gᵀ(G M⁻¹Gᵀ)⁺ G u (004 eq 106, Φ_t = 0).
+    factor_mass(q);
+    correction(r_);
+    u += dx_;
+    ++stats_.velocity_projections;
+    stats_.max_velocity_correction = std::max(stats_.max_velocity_correction, inf_norm(dx_));
+    r_.noalias() = G_ * u;
+  }
+  stats_.max_velocity_residual = std::max(stats_.max_velocity_residual, inf_norm(r_));
+}
+
+void Projector::project(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  ++stats_.calls;
+  project_positions(t, q);
+  project_velocities(q, u);
+}
+
+void check_consistent(const Model& model, const Constraints& constraints, const VecX& q, const VecX& u,
+                      double tolerance) {
+  if (q.size() != model.nq || u.size() != model.nv) {
+    std::ostringstream s;
+    s << "check_consistent: state has the wrong size (q " << q.size() << ", u " << u.size() << "; nq = " << model.nq
+      << ", nv = " << model.nv << ")";
+    throw std::invalid_argument(s.str());
+  }
+  const int m = constraints.rows();
+  if (m == 0) return;
+  KinematicsData kin(model);
+  update_positions(model, kin, q);
+  ConstraintData d(model, constraints);
+  VecX phi(m);
+  MatX G(m, model.nv);
+  constraint_position(model, constraints, kin, d, phi);
+  constraint_jacobian(model, constraints, kin, d, G);
+  const VecX Gu = G * u;
+  const double position_residual = inf_norm(phi), velocity_residual = inf_norm(Gu);
+  const double velocity_tol = scaled_velocity_tolerance(tolerance, G, u);
+  const bool position_bad = !(position_residual <= tolerance);
+  if (!position_bad && velocity_residual <= velocity_tol) return;
+  std::ostringstream s;
+  if (position_bad)
+    s << "inconsistent initial state: position residual |Phi| = " << position_residual << " at "
+      << row_owner(model, constraints.kept()[worst(phi)]) << " exceeds the tolerance " << tolerance;
+  else
+    s << "inconsistent initial state: velocity residual |G u| = " << velocity_residual << " at "
+      << row_owner(model, constraints.kept()[worst(Gu)]) << " exceeds the tolerance " << velocity_tol << " ("
+      << tolerance << " * max(1, max|G| |u|))";
+  s << "; close the loops first: run `loopdyn simulate` without --no-assemble, or `loopdyn assemble` "
+       "(library: loopdyn::assemble)";
+  throw std::runtime_error(s.str());
+}
+
+}  // namespace loopdyn
