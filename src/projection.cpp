@@ -45,7 +45,7 @@ double scaled_velocity_tolerance(double tolerance, const MatX& G, const Eigen::R
 Projector::Projector(const Model& model, const Constraints& constraints, const ProjectionSettings& settings)
     : model_(model), constraints_(constraints), settings_(settings), kin_(model), cons_data_(model, constraints_),
       crba_(model), M_(model.nv, model.nv), mass_llt_(model.nv), G_(constraints_.rows(), model.nv),
-      Y_(model.nv, constraints_.rows()), A_(constraints_.rows(), constraints_.rows()), eig_(constraints_.rows()),
+      Y_(model.nv, constraints_.rows()), A_(constraints_.rows(), constraints_.rows()), solver_(constraints_.rows(), settings.rank_tolerance),
       phi_(constraints_.rows()), r_(constraints_.rows()), mu_(constraints_.rows()), dx_(model.nv), total_(model.nv) {
   if (!(settings.position_tolerance > 0.0) || !(settings.velocity_tolerance > 0.0))
     throw std::invalid_argument("projection tolerances must be > 0");
@@ -59,19 +59,13 @@ void Projector::factor_mass(const Eigen::Ref<const VecX>& q) {
 }
 
 void Projector::correction(const VecX& r) {
-  // Y = L⁻¹Gᵀ, A = YᵀY = G M⁻¹Gᵀ (m x m).
-  Y_ = G_.transpose();
-  mass_llt_.matrixL().solveInPlace(Y_);
-  A_.noalias() = Y_.transpose() * Y_;
-  // μ = A⁺ r = Σ v_k (v_kᵀ r) / s_k over eigenvalues s_k > rank_tolerance · s_max (minimum norm).
-  eig_.compute(A_);
-  const VecX& s = eig_.eigenvalues();  // ascending
-  const double cut = settings_.rank_tolerance * std::max(s(s.size() - 1), 0.0);
-  mu_.setZero();
-  for (Eigen::Index k = 0; k < s.size(); ++k)
-    if (s(k) > cut) mu_ += eig_.eigenvectors().col(k) * (eig_.eigenvectors().col(k).dot(r) / s(k));
+  schur_complement(mass_llt_, G_, Y_, A_);  // A = G M⁻¹Gᵀ = YᵀY, Y = L⁻¹Gᵀ
+  // μ = A⁺ r (minimum norm when A is singular).
+  solver_.compute(A_);
+  solver_.solve(r, mu_);
   // Δu = −M⁻¹Gᵀμ = −L⁻ᵀ(Y μ).
-  dx_.noalias() = -(Y_ * mu_);
+  dx_.setZero();
+  dx_.noalias() -= Y_ * mu_;  // (a negated product would be evaluated into a temporary)
   mass_llt_.matrixU().solveInPlace(dx_);
 }
 

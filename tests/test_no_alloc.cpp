@@ -1,10 +1,16 @@
-// Proves that ABA (factor, velocity, solve) and RNEA allocate nothing per call: this executable
+// Proves that the per-step paths allocate nothing per call: ABA (factor, velocity, solve), RNEA,
+// every loop formulation's accelerations and complete_state, the projection and the reactions
+// (after a first call, which may size lazily what depends on the state). This executable
 // replaces malloc/calloc/realloc with counting wrappers around glibc's allocator, which also
 // catches operator new and Eigen's aligned allocations (both go through malloc). Not built with
 // the sanitizers, which interpose malloc themselves.
 #include <atomic>
 #include <cstdlib>
 
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/generators.hpp"
+#include "loopdyn/projection.hpp"
+#include "loopdyn/reactions.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 #include "test_support.hpp"
 
@@ -65,6 +71,52 @@ TEST(NoAllocation, AbaAndRneaAllocateNothingPerCall) {
     EXPECT_EQ(allocations_in([&] { aba(m, aba_data, q, u, tau, &fext, udot); }), 0);
     EXPECT_EQ(allocations_in([&] { aba_solve(m, aba_data, tau, nullptr, Bias::no, udot); }), 0);
     EXPECT_EQ(allocations_in([&] { rnea(m, rnea_data, q, u, udot, &fext, tau_out); }), 0);
+  }
+}
+
+TEST(NoAllocation, LoopFormulationsProjectionAndReactionsAllocateNothingPerCall) {
+  for (int seed = 0; seed < 4; ++seed) {
+    const test::ClosedCase c = test::closed_loops(300 + seed, 7, 2, seed);
+    const Model m = Model::build(c.mechanism);
+    const Constraints cons(m);
+    for (const char* method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace"}) {
+      auto f = make_formulation(method, m);
+      VecX q = c.q, u = c.u, udot(m.nv);
+      f->accelerations(0.0, q, u, udot);  // first call: partition choice of gcp and nullspace
+      EXPECT_EQ(allocations_in([&] { f->accelerations(0.0, q, u, udot); }), 0) << method << ", seed " << seed;
+      EXPECT_EQ(allocations_in([&] { f->complete_state(0.0, q, u); }), 0) << method << ", seed " << seed;
+    }
+    // Off the manifold, so that both projections run their Newton and solve paths.
+    std::mt19937_64 rng(seed);
+    const VecX q_off = test::moved(m, c.q, test::random_vector(m.nv, rng), 1e-4);
+    const VecX u_off = c.u + test::random_vector(m.nv, rng, 1e-3);
+    Projector projector(m, cons);
+    VecX q = q_off, u = u_off;
+    projector.project(0.0, q, u);
+    q = q_off;
+    u = u_off;
+    EXPECT_EQ(allocations_in([&] { projector.project(0.0, q, u); }), 0) << "seed " << seed;
+    EXPECT_GT(projector.stats().position_projections, 1);
+    EXPECT_GT(projector.stats().velocity_projections, 1);
+    Reactions reactions(m, cons);
+    auto f = make_formulation("lagrange-dense", m);
+    VecX udot(m.nv);
+    f->accelerations(0.0, q, u, udot);
+    EXPECT_EQ(allocations_in([&] { reactions.compute(0.0, q, u, udot, f->multipliers()); }), 0) << "seed " << seed;
+  }
+}
+
+// Sizes where Eigen's matrix products and triangular solves switch to their blocked kernels, whose
+// packing buffers must fit its stack allocation limit (CMakeLists.txt): the planar ladder of 128
+// cells (n = 384, m = 256), the largest benchmarked.
+TEST(NoAllocation, LoopFormulationsAllocateNothingOnALargeLadder) {
+  const Model m = Model::build(ladder_mechanism(128, LadderLayout::comb));
+  const LadderState s = ladder_state(m, 128);
+  for (const char* method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace"}) {
+    auto f = make_formulation(method, m);
+    VecX udot(m.nv);
+    f->accelerations(0.0, s.q, s.u, udot);
+    EXPECT_EQ(allocations_in([&] { f->accelerations(0.0, s.q, s.u, udot); }), 0) << method;
   }
 }
 

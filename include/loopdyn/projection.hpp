@@ -17,15 +17,15 @@
 //     u ← u − M⁻¹Gᵀ (G M⁻¹Gᵀ)⁺ G u,
 // an M-orthogonal projection onto ker G: the removed part is M⁻¹Gᵀ·μ and the kinetic energy
 // decreases by ½ ΔuᵀMΔu (never increases).
-// (G M⁻¹Gᵀ)⁺: symmetric eigendecomposition of the m x m matrix A = YᵀY, Y = L⁻¹Gᵀ; eigenvalues below
-// rank_tolerance · λ_max count as zero, giving the minimum-norm solution at singular configurations
-// and for rows redundant at run time (no NaN).
+// (G M⁻¹Gᵀ)⁺: PsdSolver (linalg.hpp) on the m x m matrix A = YᵀY, Y = L⁻¹Gᵀ: Cholesky, or at
+// singular configurations and for rows redundant at run time the minimum-norm solution with
+// eigenvalues below rank_tolerance · λ_max taken as zero (no NaN).
 #pragma once
 
 #include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 
 #include "loopdyn/constraints.hpp"
+#include "loopdyn/linalg.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 
 namespace loopdyn {
@@ -88,7 +88,7 @@ class Projector {
   MatX G_;                       ///< (m x nv)
   MatX Y_;                       ///< (nv x m) L⁻¹Gᵀ
   MatX A_;                       ///< (m x m) G M⁻¹Gᵀ = YᵀY
-  Eigen::SelfAdjointEigenSolver<MatX> eig_;
+  PsdSolver solver_;             ///< of A
   VecX phi_, r_, mu_;            ///< (m) Φ or G u, copy of the right-hand side, (G M⁻¹Gᵀ)⁺ r
   VecX dx_, total_;              ///< (nv) one correction Δu, the sum of a position projection's Δu
 };

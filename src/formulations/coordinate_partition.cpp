@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -56,7 +55,7 @@ void CoordinatePartition::choose(double t) {
   block_.resize(r, r);
   rhs_block_.resize(r, ni);
   sol_block_.resize(r, ni);
-  block_lu_ = Eigen::PartialPivLU<MatX>(r);
+  block_lu_.resize(r);
   const bool first = !chosen_;
   chosen_ = true;
   chosen_condition_ = factor_dependent_block();
@@ -75,8 +74,7 @@ double CoordinatePartition::factor_dependent_block() {
   for (int j = 0; j < r; ++j)
     for (int i = 0; i < r; ++i) block_(i, j) = G_(rows_[i], dependent_[j]);
   block_lu_.compute(block_);
-  const double rcond = block_lu_.rcond();
-  return rcond > 0.0 ? std::max(1.0 / rcond, 1.0) : std::numeric_limits<double>::infinity();
+  return block_lu_.condition();
 }
 
 void CoordinatePartition::factor_or_choose(double t) {
@@ -112,7 +110,7 @@ void CoordinatePartition::analyse(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX>
       if (iterations_ == settings_.max_position_iterations) break;
       // Eqs 12-13: G_RD Δu_D = −Φ_R.
       for (int i = 0; i < rank(); ++i) phi_rows_(i) = -phi_(rows_[i]);
-      x_.noalias() = block_lu_.solve(phi_rows_);
+      block_lu_.solve(phi_rows_, x_);
       du_.setZero();
       for (int j = 0; j < rank(); ++j) du_(dependent_[j]) = x_(j);
       integrate_q(model_, q, du_);
@@ -135,7 +133,7 @@ void CoordinatePartition::analyse(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX>
     rhs_.setZero();
     for (int k : independent_)
       for (int i = 0; i < rank(); ++i) rhs_(i) -= G_(rows_[i], k) * u(k);
-    x_.noalias() = block_lu_.solve(rhs_);
+    block_lu_.solve(rhs_, x_);
     for (int j = 0; j < rank(); ++j) u(dependent_[j]) = x_(j);
   }
   update_velocities(model_, kin_, q, u);
@@ -166,7 +164,7 @@ void CoordinatePartition::partial_velocity_matrix(MatX& B) {
     for (int i = 0; i < r; ++i) rhs_block_(i, k) = -G_(rows_[i], independent_[k]);
   }
   if (r == 0) return;
-  sol_block_.noalias() = block_lu_.solve(rhs_block_);  // B_D = −G_RD⁻¹ G_RI (eq 18)
+  block_lu_.solve(rhs_block_, sol_block_);  // B_D = −G_RD⁻¹ G_RI (eq 18)
   for (int k = 0; k < ni; ++k)
     for (int j = 0; j < r; ++j) B(dependent_[j], k) = sol_block_(j, k);
 }
@@ -176,7 +174,7 @@ void CoordinatePartition::multipliers(const VecX& b, VecX& lambda) {
   const int r = rank();
   if (r == 0) return;
   for (int j = 0; j < r; ++j) rhs_(j) = b(dependent_[j]);
-  x_.noalias() = block_lu_.transpose().solve(rhs_);  // eq 24: G_RDᵀ λ_R = b_D
+  block_lu_.solve_transposed(rhs_, x_);  // eq 24: G_RDᵀ λ_R = b_D
   for (int i = 0; i < r; ++i) lambda(rows_[i]) = x_(i);
 }
 

@@ -1,23 +1,8 @@
 #include "loopdyn/formulations/lagrange_dense.hpp"
 
-#include <algorithm>
 #include <sstream>
 
 namespace loopdyn {
-
-namespace {
-
-// Consecutive rows of G whose triangular solves and products are done as one block.
-constexpr int kBlock = 32;
-
-// First nonzero column of row r of G (cols() for a zero row).
-int first_nonzero(const MatX& G, int r) {
-  int first = 0;
-  while (first < G.cols() && G(r, first) == 0.0) ++first;
-  return first;
-}
-
-}  // namespace
 
 LagrangeDense::LagrangeDense(const Model& model, const FormulationSettings& settings)
     : LoopFormulation(model, settings), kin_(model), forces_(model), rnea_(model), crba_(model),
@@ -42,7 +27,7 @@ void LagrangeDense::accelerations(double t, const VecX& q, const VecX& u, Eigen:
   MinvQ_ = mass_llt_.solve(Q_);
   if (constraints().rows() > 0) {
     evaluate_constraints(kin_, u);
-    schur_complement();
+    schur_complement(mass_llt_, G_, Y_, A_);  // A = G M⁻¹ Gᵀ (001 eq 10, range-space elimination)
     rhs_.noalias() = G_ * MinvQ_;
     rhs_ -= gamma_;
     solve_multipliers(t, A_, rhs_);
@@ -51,25 +36,6 @@ void LagrangeDense::accelerations(double t, const VecX& q, const VecX& u, Eigen:
   tmp_ = Q_;
   if (constraints().rows() > 0) tmp_.noalias() -= G_.transpose() * lambda_;
   udot = mass_llt_.solve(tmp_);
-}
-
-// Schur complement A = G M⁻¹ Gᵀ = Yᵀ Y with Y = L⁻¹ Gᵀ (001 eq 10 eliminated by the range-space
-// method). G is zero off each row's loop path, so column r of Gᵀ, and of Y since L is lower
-// triangular, is zero above the row's first nonzero f_r. For a block of rows B with f = min f_r:
-// Y(f:, B) = L(f:, f:)⁻¹ Gᵀ(f:, B), and A(B, 0:end(B)) = Y(f:, B)ᵀ Y(f:, 0:end(B)) (the lower block
-// row); the strictly upper triangle is mirrored.
-void LagrangeDense::schur_complement() {
-  const int m = constraints().rows(), n = model_.nv;
-  Y_ = G_.transpose();
-  for (int r0 = 0; r0 < m; r0 += kBlock) {
-    const int rows = std::min(kBlock, m - r0);
-    int f = n;
-    for (int r = r0; r < r0 + rows; ++r) f = std::min(f, first_nonzero(G_, r));
-    auto Yb = Y_.block(f, r0, n - f, rows);
-    mass_llt_.matrixLLT().bottomRightCorner(n - f, n - f).triangularView<Eigen::Lower>().solveInPlace(Yb);
-    A_.block(r0, 0, rows, r0 + rows).noalias() = Yb.transpose() * Y_.block(f, 0, n - f, r0 + rows);
-  }
-  A_.triangularView<Eigen::StrictlyUpper>() = A_.transpose();
 }
 
 }  // namespace loopdyn

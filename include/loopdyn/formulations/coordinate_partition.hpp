@@ -6,7 +6,7 @@
 // are the independent constraint rows (rows outside R are redundant at this configuration), the
 // first r pivot columns D the dependent speeds, the other nv − r columns I the independent speeds.
 // The block G_RD (r x r) is factored by LU with partial pivoting at every analysis; when its
-// condition number (1-norm estimate) has grown by `partition_condition_growth` since the
+// condition number (1-norm, Hager's estimate, linalg.hpp) has grown by `partition_condition_growth` since the
 // partition was chosen, the partition is chosen again at the current configuration and the change
 // is reported. Near a configuration where every choice is ill conditioned (a dead centre) this
 // happens at most once per such growth factor, never at every call.
@@ -31,6 +31,7 @@
 
 #include "loopdyn/constraints.hpp"
 #include "loopdyn/formulation.hpp"
+#include "loopdyn/linalg.hpp"
 
 namespace loopdyn {
 
@@ -89,7 +90,7 @@ class CoordinatePartition {
   VecX phi_, phi_rows_, du_, rhs_, x_;
   MatX G_, block_, rhs_block_, sol_block_;
   Eigen::FullPivLU<MatX> full_lu_;
-  Eigen::PartialPivLU<MatX> block_lu_;
+  SquareLu block_lu_;
   std::vector<int> rows_, dependent_, independent_;
   double chosen_condition_ = 1.0;  ///< condition of G_RD when the partition was chosen
   bool chosen_ = false;

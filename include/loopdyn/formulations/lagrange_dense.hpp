@@ -20,9 +20,6 @@ class LagrangeDense final : public LoopFormulation {
   const KinematicsData& kinematics() const override { return kin_; }
 
  private:
-  /// A_ = G M⁻¹ Gᵀ (and Y_ = L⁻¹ Gᵀ) from G_ and the factored M.
-  void schur_complement();
-
   KinematicsData kin_;
   ForceData forces_;
   RneaData rnea_;

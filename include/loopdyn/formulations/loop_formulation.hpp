@@ -6,11 +6,10 @@
 // constraint G u̇ = γ̄, γ̄ = γ − 2α Φ̇ − β² Φ (001 eq 9; α = β = 0 gives 001 eq 4).
 #pragma once
 
-#include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 
 #include "loopdyn/constraints.hpp"
 #include "loopdyn/formulation.hpp"
+#include "loopdyn/linalg.hpp"
 
 namespace loopdyn {
 
@@ -19,20 +18,18 @@ class LoopFormulation : public Formulation {
   const VecX& multipliers() const override { return lambda_; }
   const Constraints& constraints() const { return cons_; }
   /// Rank of the multiplier system at the last call (m when regular).
-  int rank() const { return rank_; }
+  int rank() const { return solver_.rank(); }
   /// Estimated 2-norm condition number of the multiplier system at the last call.
-  double condition() const { return condition_; }
+  double condition() const { return solver_.condition(); }
 
  protected:
   LoopFormulation(const Model& model, const FormulationSettings& settings);
 
   /// Φ, G (phi_, G_) and γ̄ (gamma_) at the state of `kin` (positions and velocities current).
   void evaluate_constraints(const KinematicsData& kin, const VecX& u);
-  /// λ = A⁺ rhs for the symmetric positive semi-definite m x m matrix A. Regular case: Cholesky,
-  /// condition estimated as (max Lᵢᵢ / min Lᵢᵢ)². When Cholesky fails or that estimate exceeds
-  /// 1/rank_tolerance: symmetric eigendecomposition, eigenvalues below rank_tolerance · max
-  /// count as zero, λ minimum-norm. Reports entering and leaving a singular configuration at t,
-  /// naming the loops whose rows dominate the null space.
+  /// λ = A⁺ rhs for the symmetric positive semi-definite m x m matrix A (PsdSolver: Cholesky, or
+  /// minimum-norm by eigendecomposition when rank deficient to rank_tolerance). Reports entering
+  /// and leaving a singular configuration at t, naming the loops whose rows dominate the null space.
   void solve_multipliers(double t, const MatX& A, const VecX& rhs);
 
   const Model& model_;
@@ -45,13 +42,9 @@ class LoopFormulation : public Formulation {
   VecX lambda_;   ///< (m) multipliers
 
  private:
-  void solve_rank_deficient(const MatX& A, const VecX& rhs);
   std::string null_space_loops() const;
 
-  Eigen::LLT<MatX> llt_;
-  Eigen::SelfAdjointEigenSolver<MatX> eig_;
-  int rank_ = 0;
-  double condition_ = 1.0;
+  PsdSolver solver_;
   bool singular_ = false;
 };
 
