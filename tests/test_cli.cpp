@@ -91,14 +91,14 @@ TEST(Cli, BadInputFailsWithOneLine) {
 
 // The four-bar of 000 §4.1 with its crank given a speed and marked independent: the file's q
 // closes the loop, its u does not (the other two joints are at rest).
-std::filesystem::path moving_fourbar() {
+std::filesystem::path moving_fourbar(const std::string& test) {  // one file per test: ctest runs them in parallel
   std::ifstream in(models() + "/fourbar_anderson.yaml");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string rest = "q: 1.0471975511965976         # theta1 = pi/3\n    u: 0.0";
   const auto at = text.find(rest);
   EXPECT_NE(at, std::string::npos);
   text.replace(at, rest.size(), "q: 1.0471975511965976\n    u: 2.0\n    independent: true");
-  const auto path = scratch("fourbar_moving.yaml");
+  const auto path = scratch("fourbar_moving_" + test + ".yaml");
   std::ofstream(path) << text;
   return path;
 }
@@ -112,7 +112,7 @@ std::string csv_header(const std::filesystem::path& p) {
 
 TEST(Cli, SimulateAssemblesFirstAndReportsIt) {
   const auto out = scratch("moving.csv");
-  const CliResult r = run("simulate " + moving_fourbar().string() + " --t-end 0.1 --out " + out.string());
+  const CliResult r = run("simulate " + moving_fourbar("assemble").string() + " --t-end 0.1 --out " + out.string());
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("assembled"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("independent speeds: crank_pivot\n"), std::string::npos) << r.output;
@@ -130,7 +130,7 @@ TEST(Cli, NoAssembleRunsAConsistentStateAndRejectsAnInconsistentVelocity) {
       run("simulate " + models() + "/fourbar_anderson.yaml --no-assemble --t-end 0.1 --out " + out.string());
   ASSERT_EQ(ok.status, 0) << ok.output;
   EXPECT_NE(ok.output.find("as given (--no-assemble)"), std::string::npos) << ok.output;
-  const CliResult bad = run("simulate " + moving_fourbar().string() + " --no-assemble --out " + out.string());
+  const CliResult bad = run("simulate " + moving_fourbar("no_assemble").string() + " --no-assemble --out " + out.string());
   expect_one_line_error(bad, "inconsistent initial state: velocity residual");
   EXPECT_NE(bad.output.find("loop joint 'rocker_ground'"), std::string::npos) << bad.output;
   EXPECT_NE(bad.output.find("without --no-assemble"), std::string::npos) << bad.output;
@@ -150,7 +150,7 @@ TEST(Cli, SimulateOfALoopThatCannotCloseFailsWithOneLine) {
 
 TEST(Cli, ProjectReportsTheProjectionsAndKeepsTheResidualsDown) {
   const auto out = scratch("project.csv");
-  const CliResult r = run("simulate " + moving_fourbar().string() +
+  const CliResult r = run("simulate " + moving_fourbar("project").string() +
                           " --method lagrange-on --integrator rk4 --dt 0.01 --t-end 2 --project --out " + out.string());
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char* words : {"projection ", "steps moved q", "residuals after projection", "tolerances 1e-10"})
