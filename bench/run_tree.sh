@@ -20,24 +20,13 @@ cmake --build "$build" --target bench_tree -j "$(nproc)" > "$build/build.log" 2>
 "$build/bench/bench_tree" --benchmark_format=json --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true --benchmark_out="$out" "$@" > /dev/null
 
-python3 - "$out" <<'EOF'
-import json, platform, subprocess, sys
+python3 - "$out" "$root/bench" <<'EOF'
+import sys
 
-with open(sys.argv[1]) as f:
-    data = json.load(f)
+sys.path.insert(0, sys.argv[2])
+from bench_report import load, machine_line, time_in
 
-rows = {}  # run_name -> {aggregate: entry}
-order = []
-for b in data["benchmarks"]:
-    name = b["run_name"]
-    if name not in rows:
-        rows[name] = {}
-        order.append(name)
-    rows[name][b.get("aggregate_name", "")] = b
-
-def ns(entry, key):
-    scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[entry["time_unit"]]
-    return entry[key] * scale
+data, rows, order = load(sys.argv[1])
 
 print("| benchmark | N | real ns/call (median) | CPU ns/call (median) | CPU ns/body | CV (real) | check |")
 print("|---|---:|---:|---:|---:|---:|---:|")
@@ -45,25 +34,11 @@ for name in order:
     med = rows[name]["median"]
     cv = rows[name].get("cv")
     n = int(med["bodies"])
-    cpu = ns(med, "cpu_time")
+    cpu = time_in(med, "cpu_time", "ns")
     cv_text = f"{100.0 * cv['real_time']:.1f} %" if cv else "n/a"
-    print(f"| `{name}` | {n} | {ns(med, 'real_time'):.0f} | {cpu:.0f} | {cpu / n:.1f} | {cv_text} | {med['check']:.10g} |")
+    print(f"| `{name}` | {n} | {time_in(med, 'real_time', 'ns'):.0f} | {cpu:.0f} | {cpu / n:.1f} | {cv_text} | "
+          f"{med['check']:.10g} |")
 
-ctx = data["context"]
-cpu_model = "unknown"
-try:
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu_model = line.split(":", 1)[1].strip()
-                break
-except OSError:
-    pass
-nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
-load = ", ".join(f"{x:.2f}" for x in ctx.get("load_avg", []))
 print()
-print(f"Machine: {cpu_model}, nproc = {nproc}, {ctx.get('mhz_per_cpu', '?')} MHz, "
-      f"{platform.system()} {platform.release()}; load average at start {load}; "
-      f"Google Benchmark library build type: {ctx.get('library_build_type', '?')}; "
-      f"run {ctx.get('date', '?')}; 5 repetitions, aggregates only.")
+print(machine_line(data, 5))
 EOF

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Builds bench_loops (Release, in build-bench/), runs it with 5 repetitions and prints the markdown
+# tables of docs/performance.md ("Loop formulations on the planar ladder"): median CPU time per
+# forward-dynamics call with m, n and the check value, then per method and layout the log-log
+# slope of time against L fitted on L >= 8, then the machine description. Python 3 standard
+# library only.
+#
+# Fails (exit 1, message on stderr, no table) unless every check value equals, to 1e-9 relative,
+# the value of the first method at the same L in both layouts, and 6 g sin(0.3) / 5 at L = 1.
+#
+#   bench/run_loops.sh                                      # everything
+#   bench/run_loops.sh --benchmark_filter='lagrange-on/'    # extra arguments go to bench_loops
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${LOOPDYN_BENCH_BUILD:-$root/build-bench}"
+out="$build/bench_loops.json"
+repetitions=5
+
+mkdir -p "$build"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLOOPDYN_TESTS=OFF > "$build/configure.log" 2>&1 ||
+  { cat "$build/configure.log"; exit 1; }
+cmake --build "$build" --target bench_loops -j "$(nproc)" > "$build/build.log" 2>&1 ||
+  { tail -50 "$build/build.log"; exit 1; }
+
+"$build/bench/bench_loops" --benchmark_format=json --benchmark_repetitions="$repetitions" \
+  --benchmark_report_aggregates_only=true --benchmark_out="$out" "$@" > /dev/null
+
+python3 - "$out" "$repetitions" "$root/bench" <<'EOF'
+import math, sys
+
+sys.path.insert(0, sys.argv[3])
+from bench_report import load, machine_line, slope, time_in
+
+FIT_FROM = 8                                # smallest L in the log-log fit
+EXACT_L1 = 6.0 * 9.81 * math.sin(0.3) / 5.0  # benchmarks.md: q̈ of lp0_bottom at L = 1
+REL_TOL = 1e-9
+
+data, rows, order = load(sys.argv[1])
+repetitions = sys.argv[2]
+
+def key(name):
+    method, case, cells = name.split("/")
+    return method, case.removeprefix("ladder-"), int(cells)
+
+def close(a, b):
+    return abs(a - b) <= REL_TOL * max(abs(a), abs(b))
+
+# Check values: one reference per L (the first benchmark at that L), the exact value at L = 1.
+errors, reference = [], {}
+for name in order:
+    method, layout, cells = key(name)
+    check = rows[name]["median"]["check"]
+    ref_name, ref = reference.setdefault(cells, (name, check))
+    if not close(check, ref):
+        errors.append(f"{name}: check {check:.12g} differs from {ref_name}: {ref:.12g}")
+    if cells == 1 and not close(check, EXACT_L1):
+        errors.append(f"{name}: check {check:.12g} differs from 6 g sin(0.3) / 5 = {EXACT_L1:.12g}")
+if errors:
+    print("run_loops.sh: CHECK VALUES DISAGREE (relative tolerance %g):" % REL_TOL, file=sys.stderr)
+    for e in errors:
+        print("  " + e, file=sys.stderr)
+    sys.exit(1)
+
+print("| method | layout | L | m | n | CPU µs/call (median) | CV (CPU) | check |")
+print("|---|---|---:|---:|---:|---:|---:|---:|")
+series = {}  # (method, layout) -> [(L, µs)]
+for name in order:
+    method, layout, cells = key(name)
+    med, cv = rows[name]["median"], rows[name].get("cv")
+    cpu = time_in(med, "cpu_time", "us")
+    series.setdefault((method, layout), []).append((cells, cpu))
+    cv_text = f"{100.0 * cv['cpu_time']:.1f} %" if cv else "n/a"
+    print(f"| `{method}` | {layout} | {cells} | {int(med['m'])} | {int(med['n'])} | {cpu:.3g} | {cv_text} | "
+          f"{med['check']:.10g} |")
+
+print()
+print(f"| method | layout | fitted exponent p, time ∝ L^p (least squares on log-log, L = {FIT_FROM}..max) | "
+      "local exponent, last doubling |")
+print("|---|---|---:|---:|")
+for (method, layout), points in series.items():
+    fit = [(x, y) for x, y in points if x >= FIT_FROM]
+    if len(fit) < 2:
+        continue
+    print(f"| `{method}` | {layout} | {slope(fit):.2f} (L = {fit[0][0]}..{fit[-1][0]}) | "
+          f"{slope(fit[-2:]):.2f} (L = {fit[-2][0]}..{fit[-1][0]}) |")
+
+print()
+print(machine_line(data, repetitions))
+EOF
