@@ -720,6 +720,20 @@ TEST(ModelFileBuild, IndependentOnlyOnTreeJoints) {
                {"t.yaml:2", "independent"});
 }
 
+// Bad couplings under `constraints:` (issue 5: "an unknown joint in constraints:" gets a test on its
+// message): the message names the file line, the constraint and the joint.
+TEST(ModelFileBuild, CouplingOnAnUnknownLoopOrMultiCoordinateJoint) {
+  const std::string gear = "constraints:\n  - {type: gear, name: g, joint1: j1, joint2: ";
+  EXPECT_EQ(build_error(two_links + gear + "j2, ratio: 2}\n"), "");
+  expect_parts(build_error(two_links + gear + "j9, ratio: 2}\n"), {"t.yaml:12", "constraint 'g'", "unknown joint 'j9'"});
+  expect_parts(build_error(two_links_with("type: revolute, parent: a", "type: universal, parent: a") + gear +
+                           "j2, ratio: 2}\n"),
+               {"t.yaml:12", "constraint 'g'", "joint 'j2' must have one coordinate"});
+  expect_parts(build_error(two_links + "  - {name: j3, type: revolute, parent: a, child: b, cut: true}\n" + gear +
+                           "j3, ratio: 2}\n"),
+               {"t.yaml:13", "constraint 'g'", "'j3' is a loop-closing joint"});
+}
+
 TEST(ModelFileBuild, DuplicateBodyName) {
   expect_parts(build_error(two_links_with("name: b", "name: a")), {"t.yaml:5", "duplicate", "'a'"});
 }

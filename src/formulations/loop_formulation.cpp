@@ -22,11 +22,17 @@ void LoopFormulation::evaluate_constraints(const KinematicsData& kin, const VecX
 void LoopFormulation::solve_multipliers(double t, const MatX& A, const VecX& rhs) {
   solver_.compute(A);
   solver_.solve(rhs, lambda_);
-  const bool singular = solver_.rank() < cons_.rows();
-  if (singular == singular_) return;
-  singular_ = singular;
+  // Hysteresis: a singular configuration is entered when rank is lost and left only when the
+  // condition number is kLeaveMargin below the rank threshold, so that a trajectory grazing the
+  // threshold (every stage of a step near a dead centre) reports one passage, not dozens.
+  constexpr double kLeaveMargin = 100.0;
+  const bool changed = singular_ ? solver_.rank() == cons_.rows() &&
+                                       solver_.condition() * settings_.rank_tolerance * kLeaveMargin < 1.0
+                                 : solver_.rank() < cons_.rows();
+  if (!changed) return;
+  singular_ = !singular_;
   std::ostringstream s;
-  if (singular)
+  if (singular_)
     s << "singular configuration: constraint rank " << solver_.rank() << " of " << cons_.rows() << " (loops "
       << null_space_loops() << "), condition number " << solver_.condition() << "; multipliers are minimum-norm";
   else
