@@ -34,7 +34,7 @@ def slope(points):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
-def machine_line(data, repetitions):
+def machine_line(data, repetitions, min_time=None):
     ctx = data["context"]
     cpu_model = "unknown"
     try:
@@ -50,4 +50,5 @@ def machine_line(data, repetitions):
     return (f"Machine: {cpu_model}, nproc = {nproc}, {ctx.get('mhz_per_cpu', '?')} MHz, "
             f"{platform.system()} {platform.release()}; load average at start {load_avg}; "
             f"Google Benchmark library build type: {ctx.get('library_build_type', '?')}; "
-            f"run {ctx.get('date', '?')}; {repetitions} repetitions, aggregates only.")
+            f"run {ctx.get('date', '?')}; {repetitions} repetitions"
+            + (f" of at least {min_time} s" if min_time else "") + ", aggregates only.")

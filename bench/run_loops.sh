@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds bench_loops (Release, in build-bench/), runs it with 5 repetitions and prints the markdown
+# Builds bench_loops (Release, in build-bench/), runs it with 10 repetitions of at least 0.05 s
+# each (many short repetitions: on this shared 2-core machine the median of short batches varied
+# less between runs than 5 batches of 0.5 s, which caught bursts of other load) and prints the markdown
 # tables of docs/performance.md ("Loop formulations on the planar ladder"): median CPU time per
 # forward-dynamics call with m, n and the check value, then per method and layout the log-log
 # slope of time against L fitted on L >= 8, then the machine description. Python 3 standard
@@ -15,7 +17,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${LOOPDYN_BENCH_BUILD:-$root/build-bench}"
 out="$build/bench_loops.json"
-repetitions=5
+repetitions=10
+min_time=0.05
 
 mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLOOPDYN_TESTS=OFF > "$build/configure.log" 2>&1 ||
@@ -23,10 +26,10 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLOOPDYN_TESTS=OFF > "$
 cmake --build "$build" --target bench_loops -j "$(nproc)" > "$build/build.log" 2>&1 ||
   { tail -50 "$build/build.log"; exit 1; }
 
-"$build/bench/bench_loops" --benchmark_format=json --benchmark_repetitions="$repetitions" \
+"$build/bench/bench_loops" --benchmark_format=json --benchmark_repetitions="$repetitions" --benchmark_min_time="$min_time" \
   --benchmark_report_aggregates_only=true --benchmark_out="$out" "$@" > /dev/null
 
-python3 - "$out" "$repetitions" "$root/bench" <<'EOF'
+python3 - "$out" "$repetitions" "$root/bench" "$min_time" <<'EOF'
 import math, sys
 
 sys.path.insert(0, sys.argv[3])
@@ -86,5 +89,5 @@ for (method, layout), points in series.items():
           f"{slope(fit[-2:]):.2f} (L = {fit[-2][0]}..{fit[-1][0]}) |")
 
 print()
-print(machine_line(data, repetitions))
+print(machine_line(data, repetitions, sys.argv[4]))
 EOF
