@@ -21,10 +21,7 @@ namespace loopdyn {
 namespace {
 
 using test::near;
-
-Model load(const std::string& file) {
-  return Model::build(load_mechanism(std::string(LOOPDYN_SOURCE_DIR) + "/models/" + file + ".yaml"));
-}
+using test::null_space;
 
 double inf_norm(const VecX& x) { return x.size() ? x.cwiseAbs().maxCoeff() : 0.0; }
 
@@ -33,13 +30,6 @@ MatX mass_matrix(const Model& m, const VecX& q) {
   MatX M(m.nv, m.nv);
   crba(m, d, q, M);
   return M;
-}
-
-// Orthonormal basis of ker G by SVD (singular values below 1e-10 σ_max count as zero).
-MatX null_space(const MatX& G) {
-  const Eigen::JacobiSVD<MatX> svd(G, Eigen::ComputeFullV);
-  const int rank = static_cast<int>((svd.singularValues().array() > 1e-10 * svd.singularValues()(0)).count());
-  return svd.matrixV().rightCols(G.cols() - rank);
 }
 
 // The M-orthogonal projection of u onto ker G, computed independently of the Projector in the
@@ -55,34 +45,15 @@ double velocity_bound(const MatX& G, const VecX& u, double tolerance) {
   return tolerance * std::max(1.0, G.cwiseAbs().maxCoeff() * inf_norm(u));
 }
 
-struct State {
-  std::string name;
-  Model model;
-  VecX q, u;  ///< closed: Φ(q) = 0 and G(q) u = 0 to round-off
-};
-
-// A paper model assembled, with a random velocity in ker G (the files start from rest).
-State paper_state(const std::string& file, std::uint64_t seed) {
-  Model m = load(file);
-  const AssemblyResult a = assemble(m, Constraints(m), m.q0, m.u0);
-  const auto [phi, G, gamma] = test::constraint_values(m, a.q, a.u);
-  std::mt19937_64 rng(seed);
-  const MatX N = null_space(G);
-  VecX u = N * test::random_vector(static_cast<int>(N.cols()), rng, 2.0);
-  return {file, std::move(m), a.q, u};
-}
-
-State random_state(std::uint64_t seed, int loops) {
-  const test::ClosedCase c = test::closed_loops(seed, 7, loops, static_cast<int>(seed));
-  return {test::indexed("random loops seed ", static_cast<int>(seed)), Model::build(c.mechanism), c.q, c.u};
-}
+using State = test::LoopState;
+using test::load_model;
 
 std::vector<State> closed_states() {
   std::vector<State> out;
-  out.push_back(paper_state("fourbar_spatial_park", 1));
-  out.push_back(paper_state("fourbar_anderson", 2));
-  out.push_back(paper_state("doubleloop_malczyk", 3));
-  for (std::uint64_t seed = 1; seed <= 6; ++seed) out.push_back(random_state(seed, 2));
+  out.push_back(test::assembled_state("fourbar_spatial_park", 1));
+  out.push_back(test::assembled_state("fourbar_anderson", 2));
+  out.push_back(test::assembled_state("doubleloop_malczyk", 3));
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) out.push_back(test::random_loop_state(seed, 2));
   return out;
 }
 
@@ -156,7 +127,7 @@ TEST(Projection, VelocityCorrectionIsTheMassOrthogonalProjectionOntoKerG) {
 // Euclidean-shortest step G⁺Φ.
 TEST(Projection, PositionCorrectionIsMassOrthogonalToFirstOrder) {
   for (const char* file : {"fourbar_spatial_park", "fourbar_anderson"}) {
-    const State s = paper_state(file, 5);
+    const State s = test::assembled_state(file, 5);
     const Model& m = s.model;
     ASSERT_EQ(m.nq, m.nv);  // additive coordinates only: Δq is a speed-space vector
     std::mt19937_64 rng(29);
@@ -184,7 +155,7 @@ TEST(Projection, PositionCorrectionIsMassOrthogonalToFirstOrder) {
 // violation e = −2 q1 − q2 and g = (−2, −1): Δq = −M⁻¹gᵀ e / (g M⁻¹gᵀ) = (200, 1600) e / 2000 =
 // (0.1 e, 0.8 e): the light wheel takes 8/10 of the correction. One Newton step is exact.
 TEST(Projection, GearCouplingIsProjectedWithTheHandComputedMassWeights) {
-  const Model m = load("geared_pair");
+  const Model m = load_model("geared_pair");
   const int w1 = m.joint_index("wheel1_axle"), w2 = m.joint_index("wheel2_axle");
   VecX q = m.q0, u = m.u0;
   const double e = 0.03;
@@ -225,7 +196,7 @@ TEST(Projection, StateOnTheManifoldIsLeftUnchanged) {
 TEST(Projection, SingularDeadCentreGivesFiniteMinimumNormCorrections) {
   // fourbar_park_singular (rhombus, all links 2 m) with every link on the x axis: closed, and the
   // two kept rows of G have rank 1 there.
-  const Model m = load("fourbar_park_singular");
+  const Model m = load_model("fourbar_park_singular");
   const VecX q_dead = VecX::Zero(m.nq);
   const VecX u0 = (VecX(3) << 1.0, 0.3, -0.5).finished();
   const auto dead = test::constraint_values(m, q_dead, u0);
@@ -320,7 +291,7 @@ TEST(Projection, LoopThatCannotCloseThrowsNamingTheLoopJoint) {
 }
 
 TEST(Projection, OneIterationFromFarOffThrowsNamingTheLoopJoint) {
-  const State s = paper_state("fourbar_spatial_park", 7);
+  const State s = test::assembled_state("fourbar_spatial_park", 7);
   ProjectionSettings one;
   one.max_iterations = 1;
   std::mt19937_64 rng(41);
@@ -396,7 +367,7 @@ TEST(ProjectionCheckConsistent, ClosedStatePassesAndViolationsNameTheLoopJoint) 
 }
 
 TEST(ProjectionCheckConsistent, ThresholdIsTheGivenToleranceOnAnIndependentlyComputedResidual) {
-  const State s = paper_state("fourbar_spatial_park", 11);
+  const State s = test::assembled_state("fourbar_spatial_park", 11);
   const Model& m = s.model;
   std::mt19937_64 rng(47);
   VecX q = s.q;
@@ -415,7 +386,7 @@ TEST(ProjectionCheckConsistent, ThresholdIsTheGivenToleranceOnAnIndependentlyCom
 }
 
 TEST(ProjectionCheckConsistent, CouplingViolationNamesTheCoupling) {
-  const Model m = load("geared_pair");
+  const Model m = load_model("geared_pair");
   EXPECT_NO_THROW(check_consistent(m, Constraints(m), m.q0, m.u0));
   VecX u = m.u0;
   u(m.v_index[m.joint_index("wheel2_axle")]) += 1e-3;
@@ -445,7 +416,7 @@ TEST(ProjectionCheckConsistent, RejectsWrongSizesAndAcceptsTrees) {
 // level constraints (lagrange-on, no Baumgarte). Without projection Φ drifts; with it every row
 // stays at the projection tolerance (1e-10), well below 1e-8.
 TEST(Projection, SimulatorProjectionRemovesTheDriftOfTheAndersonFourBar) {
-  const Model m = load("fourbar_anderson");
+  const Model m = load_model("fourbar_anderson");
   const AssemblyResult a = assemble(m, Constraints(m), m.q0, m.u0);
   auto run = [&](bool project, double h = 0.01) {
     auto f = make_formulation("lagrange-on", m);
@@ -514,7 +485,7 @@ TEST(Projection, SimulatorProjectionRemovesTheDriftOfTheAndersonFourBar) {
 
 // A model without loops has nothing to project: the run is the same with and without the setting.
 TEST(Projection, SimulatorLeavesATreeModelUnchanged) {
-  const Model m = load("double_pendulum");
+  const Model m = load_model("double_pendulum");
   auto run = [&](bool project) {
     auto f = make_formulation("tree", m);
     SimulationSettings s;

@@ -20,43 +20,19 @@ namespace {
 
 using test::near;
 
-Model load(const std::string& file) {
-  return Model::build(load_mechanism(std::string(LOOPDYN_SOURCE_DIR) + "/models/" + file + ".yaml"));
-}
-
 double inf_norm(const Eigen::Ref<const MatX>& x) { return x.size() ? x.cwiseAbs().maxCoeff() : 0.0; }
 
-struct State {
-  std::string name;
-  Model model;
-  VecX q, u;  ///< closed: Φ(q) = 0 and G(q) u = 0
-};
-
-// A model file assembled, with a random velocity in ker G.
-State paper_state(const std::string& file, std::uint64_t seed) {
-  Model m = load(file);
-  const AssemblyResult a = assemble(m, Constraints(m), m.q0, m.u0);
-  const auto [phi, G, gamma] = test::constraint_values(m, a.q, a.u);
-  const Eigen::JacobiSVD<MatX> svd(G, Eigen::ComputeFullV);
-  const int rank = static_cast<int>((svd.singularValues().array() > 1e-10 * svd.singularValues()(0)).count());
-  std::mt19937_64 rng(seed);
-  const VecX u = svd.matrixV().rightCols(m.nv - rank) * test::random_vector(m.nv - rank, rng, 2.0);
-  return {file, std::move(m), a.q, u};
-}
-
-State random_state(std::uint64_t seed, int loops) {
-  const test::ClosedCase c = test::closed_loops(seed, 7, loops, static_cast<int>(seed));
-  return {test::indexed("random loops seed ", static_cast<int>(seed)), Model::build(c.mechanism), c.q, c.u};
-}
+using State = test::LoopState;
+using test::load_model;
 
 std::vector<State> loop_states() {
   std::vector<State> out;
-  out.push_back(paper_state("fourbar_anderson", 1));  // loop joint with child = ground
-  out.push_back(paper_state("fourbar_spatial_park", 2));
-  out.push_back(paper_state("doubleloop_malczyk", 3));
+  out.push_back(test::assembled_state("fourbar_anderson", 1));  // loop joint with child = ground
+  out.push_back(test::assembled_state("fourbar_spatial_park", 2));
+  out.push_back(test::assembled_state("doubleloop_malczyk", 3));
   out.push_back({"parallelogram", Model::build(test::parallelogram_four_bar(true, 0.8)),
                  (VecX(3) << 0.8, -0.8, 0.8).finished(), (VecX(3) << 1.3, -1.3, 1.3).finished()});
-  for (std::uint64_t seed = 1; seed <= 8; ++seed) out.push_back(random_state(seed, 2 + static_cast<int>(seed % 2)));
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) out.push_back(test::random_loop_state(seed, 2 + static_cast<int>(seed % 2)));
   return out;
 }
 
@@ -208,7 +184,7 @@ Vec6 reaction_world(const Model& m, const KinematicsData& kin, const Reactions& 
 // from the model file): for each joint, reaction = dh/dt of its subtree − gravity − applied.
 // The root joint's force part is Σ m a_c − Σ m g − Fp.
 TEST(Reactions, DoublePendulumJointsBalanceTheirSubtreesMomentumRate) {
-  const Model m = load("double_pendulum");
+  const Model m = load_model("double_pendulum");
   const VecX q = (VecX(2) << 0.524, 0.261).finished(), u = (VecX(2) << 0.7, -1.1).finished();
   const Solved dyn = solve("tree", m, q, u);
   Reactions r(m, Constraints(m));
@@ -321,7 +297,7 @@ TEST(Reactions, JointsTransmitNoMomentAlongTheirFreeAxes) {
 // axles carry I1 u̇1 = 0.8 and I2 u̇2 = −0.1 N m about z (motor minus gear tooth torque), and the
 // wheels' weight: world force (0, m g, 0), in the child joint frame turned by −q.
 TEST(Reactions, GearedPairAxlesCarryTheGearTorqueAndTheWeight) {
-  const Model m = load("geared_pair");
+  const Model m = load_model("geared_pair");
   const VecX q = m.q0, u = m.u0;
   const Solved dyn = solve("lagrange-dense", m, q, u);
   ASSERT_NEAR(dyn.udot(m.v_index[m.joint_index("wheel1_axle")]), 80.0, 1e-9);   // round-off on 80
@@ -346,7 +322,7 @@ TEST(Reactions, GearedPairAxlesCarryTheGearTorqueAndTheWeight) {
 // 10. Simulator columns
 
 TEST(Reactions, SimulatorWritesEveryJointsColumnsEqualToADirectComputation) {
-  const State s = paper_state("fourbar_spatial_park", 9);
+  const State s = test::assembled_state("fourbar_spatial_park", 9);
   const Model& m = s.model;
   for (const char* method : {"lagrange-on", "gcp"}) {
     auto f = make_formulation(method, m);

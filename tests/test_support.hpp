@@ -94,10 +94,24 @@ inline VecX moved(const Model& model, const VecX& q, const VecX& du, double eps)
 
 #include <Eigen/SVD>
 
+#include "loopdyn/assembly.hpp"
 #include "loopdyn/constraints.hpp"
+#include "loopdyn/io/model_file.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 
 namespace loopdyn::test {
+
+/// Orthonormal basis of ker G by SVD (singular values below 1e-10 σ_max count as zero).
+inline MatX null_space(const MatX& G) {
+  const Eigen::JacobiSVD<MatX> svd(G, Eigen::ComputeFullV);
+  const int rank = static_cast<int>((svd.singularValues().array() > 1e-10 * svd.singularValues()(0)).count());
+  return svd.matrixV().rightCols(G.cols() - rank);
+}
+
+/// A bundled model file, models/<file>.yaml, built.
+inline Model load_model(const std::string& file) {
+  return Model::build(load_mechanism(std::string(LOOPDYN_SOURCE_DIR) + "/models/" + file + ".yaml"));
+}
 
 /// Planar parallelogram four-bar in the x-y plane, unit links, all joints revolute about z: crank
 /// and rocker on ground at (0,0) and (1,0), coupler from the crank tip, loop closed by joint C
@@ -177,9 +191,7 @@ inline ClosedCase closed_loops(std::uint64_t seed, int nbodies, int loops, int f
   ConstraintData cd(m, cons);
   MatX G(cons.rows(), m.nv);
   constraint_jacobian(m, cons, closed, cd, G);
-  const Eigen::JacobiSVD<MatX> svd(G, Eigen::ComputeFullV);
-  const int rank = static_cast<int>((svd.singularValues().array() > 1e-10 * svd.singularValues()(0)).count());
-  const MatX N = svd.matrixV().rightCols(m.nv - rank);
+  const MatX N = null_space(G);
   c.u = N * random_vector(static_cast<int>(N.cols()), rng, 2.0);
   return c;
 }
@@ -230,6 +242,30 @@ inline VecX reference_accelerations(const Model& m, const VecX& q, const VecX& u
                    (svd.matrixU().leftCols(rank).transpose() * gamma));
   const MatX Mr = N.transpose() * M * N;
   return up + N * Mr.llt().solve(N.transpose() * (-C - M * up));
+}
+
+/// A closed state of a model: Φ(q) = 0 and G(q) u = 0 to round-off.
+struct LoopState {
+  std::string name;
+  Model model;
+  VecX q, u;
+};
+
+/// A bundled model file assembled, with a random velocity in ker G (the files mostly start at rest).
+inline LoopState assembled_state(const std::string& file, std::uint64_t seed) {
+  Model m = load_model(file);
+  const AssemblyResult a = assemble(m, Constraints(m), m.q0, m.u0);
+  const auto [phi, G, gamma] = constraint_values(m, a.q, a.u);
+  std::mt19937_64 rng(seed);
+  const MatX N = null_space(G);
+  VecX u = N * random_vector(static_cast<int>(N.cols()), rng, 2.0);
+  return {file, std::move(m), a.q, u};
+}
+
+/// closed_loops(seed, 7 bodies, loops) as a LoopState.
+inline LoopState random_loop_state(std::uint64_t seed, int loops) {
+  const ClosedCase c = closed_loops(seed, 7, loops, static_cast<int>(seed));
+  return {indexed("random loops seed ", static_cast<int>(seed)), Model::build(c.mechanism), c.q, c.u};
 }
 
 }  // namespace loopdyn::test
