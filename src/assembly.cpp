@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "loopdyn/linalg.hpp"
+
 namespace loopdyn {
 
 namespace {
@@ -42,7 +44,6 @@ Vec3 se3_translation(const Vec3& w, const Vec3& v) {
   return v + a * wv + b * w.cross(wv);
 }
 
-double inf_norm(const VecX& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxCoeff(); }
 
 MatX columns_of(const MatX& G, const std::vector<int>& cols) {
   MatX out(G.rows(), static_cast<Eigen::Index>(cols.size()));
@@ -126,8 +127,8 @@ std::vector<int> complement(const std::vector<int>& dep, int nv) {
   return out;
 }
 
-// "loop 'C' residual 0.31 (row C.along.x)": the loop joints with the largest |Φ| first. Rows of
-// other kinds (coordinate couplings) are named "constraint '<label>'".
+// "loop joint 'C' (row C.along.x) residual 0.31": the loop joints with the largest |Φ| first
+// (row_owner names the rows).
 std::string worst_loops(const Model& model, const Constraints& cons, const VecX& phi, double tolerance) {
   const int nloops = static_cast<int>(model.loop_joints.size());
   auto in_loop = [&](int r) {
@@ -150,11 +151,7 @@ std::string worst_loops(const Model& model, const Constraints& cons, const VecX&
     const int r = rows[k];
     if (k > 0 && std::abs(phi(r)) <= tolerance) break;
     s << (k == 0 ? "" : ", ");
-    if (in_loop(r))
-      s << "loop '" << model.loop_joints[cons.kept()[r].loop].name << "' residual " << std::abs(phi(r)) << " (row "
-        << cons.kept()[r].label << ")";
-    else
-      s << "constraint '" << cons.kept()[r].label << "' residual " << std::abs(phi(r));
+    s << row_owner(model, cons.kept()[r]) << " residual " << std::abs(phi(r));
   }
   return s.str();
 }
@@ -273,7 +270,7 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
 
   // Velocities (001 eq 14): G_d u_d = −G_i u_i at the assembled q.
   const MatX G = ev.jacobian(res.q);
-  const double scale = std::max(1.0, (G.size() ? G.cwiseAbs().maxCoeff() : 0.0) * inf_norm(u0));
+  const double scale = velocity_scale(G, u0);
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (attempt == 1) dep = dependent_speeds(G, fixed);  // G_d lost rank since q0
     VecX u = u0;

@@ -288,4 +288,19 @@ RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX
   return info;
 }
 
+std::string row_owner(const Model& model, const ConstraintRow& row) {
+  std::string s;
+  if (row.kind == ConstraintRow::Kind::coupling)
+    s.append("constraint '").append(model.couplings[row.loop].name).append("'");
+  else
+    s.append("loop joint '").append(model.loop_joints[row.loop].name).append("' (row ").append(row.label).append(")");
+  return s;
+}
+
+double velocity_scale(const MatX& G, const Eigen::Ref<const VecX>& u) {
+  const double g = G.size() ? G.cwiseAbs().maxCoeff() : 0.0;
+  const double v = u.size() ? u.cwiseAbs().maxCoeff() : 0.0;
+  return std::max(1.0, g * v);
+}
+
 }  // namespace loopdyn

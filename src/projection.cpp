@@ -13,31 +13,11 @@ namespace loopdyn {
 
 namespace {
 
-double inf_norm(const VecX& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxCoeff(); }
-
-// "loop joint 'C' (row C.along.x)" or "coupling 'gear'".
-std::string row_owner(const Model& model, const ConstraintRow& row) {
-  std::string s;
-  if (row.kind == ConstraintRow::Kind::coupling) {
-    s.append("coupling '").append(model.couplings[row.loop].name).append("'");
-  } else {
-    s.append("loop joint '").append(model.loop_joints[row.loop].name).append("' (row ").append(row.label).append(")");
-  }
-  return s;
-}
-
 // Index of the entry of largest magnitude (0 for an empty vector).
 Eigen::Index worst(const VecX& x) {
   Eigen::Index k = 0;
   if (x.size() > 0) x.cwiseAbs().maxCoeff(&k);
   return k;
-}
-
-// Velocity tolerance scaled like AssemblySettings: tolerance · max(1, max|G| ‖u‖∞).
-double scaled_velocity_tolerance(double tolerance, const MatX& G, const Eigen::Ref<const VecX>& u) {
-  const double g = G.size() ? G.cwiseAbs().maxCoeff() : 0.0;
-  const double v = u.size() ? u.cwiseAbs().maxCoeff() : 0.0;
-  return tolerance * std::max(1.0, g * v);
 }
 
 }  // namespace
@@ -70,7 +50,7 @@ void Projector::correction(const VecX& r) {
 }
 
 double Projector::velocity_tolerance(const Eigen::Ref<const VecX>& u) const {
-  return scaled_velocity_tolerance(settings_.velocity_tolerance, G_, u);
+  return settings_.velocity_tolerance * velocity_scale(G_, u);
 }
 
 int Projector::project_positions(double t, Eigen::Ref<VecX> q) {
@@ -149,7 +129,7 @@ void check_consistent(const Model& model, const Constraints& constraints, const 
   constraint_jacobian(model, constraints, kin, d, G);
   const VecX Gu = G * u;
   const double position_residual = inf_norm(phi), velocity_residual = inf_norm(Gu);
-  const double velocity_tol = scaled_velocity_tolerance(tolerance, G, u);
+  const double velocity_tol = tolerance * velocity_scale(G, u);
   const bool position_bad = !(position_residual <= tolerance);
   if (!position_bad && velocity_residual <= velocity_tol) return;
   std::ostringstream s;

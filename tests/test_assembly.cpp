@@ -214,7 +214,7 @@ TEST(Assembly, LoopThatCannotCloseNamesTheLoop) {
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("did not converge"), std::string::npos) << what;
-    EXPECT_NE(what.find("loop 'C'"), std::string::npos) << what;
+    EXPECT_NE(what.find("loop joint 'C'"), std::string::npos) << what;
     EXPECT_NE(what.find("iterations"), std::string::npos) << what;
     std::printf("message: %s\n", what.c_str());
   }
@@ -414,7 +414,7 @@ TEST(Cli, AssembleOfALoopThatCannotCloseFailsWithOneLine) {
   const CliResult r = run("assemble " + in.string());
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-  EXPECT_NE(r.output.find("loop 'closure'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("loop joint 'closure'"), std::string::npos) << r.output;
 }
 
 }  // namespace

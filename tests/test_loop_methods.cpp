@@ -188,7 +188,7 @@ TEST(LoopMethods, PositionAnalysisFailureNamesTheLoopAndTheTime) {
     } catch (const std::runtime_error& e) {
       const std::string msg = e.what();
       EXPECT_NE(msg.find("position analysis did not converge at t = 0.25"), std::string::npos) << msg;
-      EXPECT_NE(msg.find("loop 'C'"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("loop joint 'C'"), std::string::npos) << msg;
     }
   }
 }

@@ -396,7 +396,7 @@ TEST(ProjectionCheckConsistent, CouplingViolationNamesTheCoupling) {
   } catch (const std::runtime_error& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("velocity residual"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("coupling 'mesh'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("constraint 'mesh'"), std::string::npos) << msg;
   }
 }
 

@@ -85,4 +85,10 @@ struct RankInfo {
 /// max(m, nv) · ε · σ_max count as zero (the LAPACK/NumPy matrix_rank rule).
 RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX& q);
 
+/// The owner of a row, for messages: "loop joint 'C' (row C.along.x)" or "constraint 'gear'".
+std::string row_owner(const Model& model, const ConstraintRow& row);
+/// Scale of ‖G u‖∞ in velocity tolerances: max(1, max|G| ‖u‖∞), since G u is a difference of
+/// terms of that size (assembly, projection, consistency check).
+double velocity_scale(const MatX& G, const Eigen::Ref<const VecX>& u);
+
 }  // namespace loopdyn

@@ -29,6 +29,9 @@
 
 namespace loopdyn {
 
+/// ‖x‖∞ (0 for an empty vector).
+inline double inf_norm(const Eigen::Ref<const VecX>& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxCoeff(); }
+
 class PsdSolver {
  public:
   PsdSolver(int n, double rank_tolerance);

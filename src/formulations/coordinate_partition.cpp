@@ -11,7 +11,6 @@ namespace loopdyn {
 
 namespace {
 
-double inf_norm(const VecX& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxCoeff(); }
 
 // The first r entries of a permutation's order, ascending.
 std::vector<int> leading(const Eigen::VectorXi& order, int r) {
@@ -120,12 +119,9 @@ void CoordinatePartition::analyse(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX>
     if (!(inf_norm(phi_) <= tol)) {
       Eigen::Index worst = 0;
       const double err = phi_.cwiseAbs().maxCoeff(&worst);
-      const ConstraintRow& row = cons_.kept()[worst];
       std::ostringstream s;
-      s << "position analysis did not converge at t = " << t << " after " << iterations_ << " Newton iterations: ";
-      if (row.kind == ConstraintRow::Kind::coupling) s << "constraint '" << row.label << "'";
-      else s << "loop '" << model_.loop_joints[row.loop].name << "'";
-      s << " residual " << err << " (row " << row.label << ", tolerance " << tol
+      s << "position analysis did not converge at t = " << t << " after " << iterations_ << " Newton iterations: "
+        << row_owner(model_, cons_.kept()[worst]) << " residual " << err << " (tolerance " << tol
         << "); the loops cannot close for these independent coordinates";
       throw std::runtime_error(s.str());
     }
