@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "cli_support.hpp"
+#include "loopdyn/generators.hpp"
+#include "loopdyn/io/model_file.hpp"
 
 #include <array>
 #include <cstdio>
@@ -182,6 +184,54 @@ TEST(Cli, ReactionsAddSixColumnsPerTreeAndLoopJoint) {
       column.append(joint).append(c);
       EXPECT_NE(header.find(column), std::string::npos) << column << "\n" << header;
     }
+}
+
+// `loopdyn generate ladder` (issues 6 and 7): the file starts exactly at the benchmark state of
+// benchmarks.md, so it has 3L coordinates, one loop-closing joint per cell, mobility L, and it
+// simulates without assembly (--no-assemble checks that the state closes the loops).
+TEST(Cli, GenerateLadderWritesTheBenchmarkStateInEveryLayout) {
+  const int cells = 3;
+  for (const std::string layout : {"serial", "comb", "comb-parents-first"}) {
+    SCOPED_TRACE(layout);
+    const auto file = scratch("generate_ladder_" + layout + ".yaml");
+    const CliResult gen = run("generate ladder --cells 3 --layout " + layout + " --out " + file.string());
+    ASSERT_EQ(gen.status, 0) << gen.output;
+    const CliResult info = run("info --json " + file.string());
+    ASSERT_EQ(info.status, 0) << info.output;
+    const auto j = nlohmann::json::parse(info.output);
+    EXPECT_EQ(j["nq"], 3 * cells);
+    EXPECT_EQ(j["nv"], 3 * cells);
+    EXPECT_EQ(j["dof_rank"], cells);
+    ASSERT_EQ(j["loop_joints"].size(), static_cast<std::size_t>(cells));
+    for (int k = 0; k < cells; ++k)  // the cut pin of cell k
+      EXPECT_EQ(j["loop_joints"][k]["name"], "rp" + std::to_string(k) + (layout == "serial" ? "_bottom" : "_top"));
+    const loopdyn::Model model = loopdyn::Model::build(loopdyn::load_mechanism(file.string()));
+    const loopdyn::LadderState state = loopdyn::ladder_state(model, cells);
+    EXPECT_EQ(model.q0, state.q);
+    EXPECT_EQ(model.u0, state.u);
+    const CliResult sim = run("simulate " + file.string() + " --no-assemble --t-end 0.1 --out " +
+                              scratch("generate_ladder_" + layout + ".csv").string());
+    ASSERT_EQ(sim.status, 0) << sim.output;
+    EXPECT_NE(sim.output.find("as given (--no-assemble)"), std::string::npos) << sim.output;
+  }
+}
+
+TEST(Cli, GenerateChainPrintsTheModelWithItsBenchmarkState) {
+  const CliResult r = run("generate chain --bodies 4");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const loopdyn::Model model = loopdyn::Model::build(loopdyn::parse_mechanism(r.output, "stdout"));
+  EXPECT_EQ(model.name, "chain-4");
+  const loopdyn::ChainState state = loopdyn::chain_state(4);
+  EXPECT_EQ(model.q0, state.q);
+  EXPECT_EQ(model.u0, state.u);
+}
+
+TEST(Cli, GenerateWithBadArgumentsFailsWithOneLine) {
+  expect_one_line_error(run("generate ladder --cells 2 --layout zigzag"), "unknown ladder layout 'zigzag'");
+  expect_one_line_error(run("generate ladder --cells 0"), "--cells must be at least 1, got 0");
+  expect_one_line_error(run("generate chain --bodies -1"), "--bodies must be at least 1, got -1");
+  expect_one_line_error(run("generate ladder --cells 2 --out /nonexistent_dir/ladder.yaml"),
+                        "cannot write model file '/nonexistent_dir/ladder.yaml'");
 }
 
 }  // namespace

@@ -1,14 +1,18 @@
 // Model file reader (src/io/model_file.cpp): bundled models, round trip of every field, and one
 // test per class of bad input (loader errors and, end to end, Model::build errors). Messages are
 // checked for the file name, the line and the key words of the problem, never as full strings.
+// Writer: parse_mechanism(write_mechanism(m)) == m for the bundled models and the generators.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
 #include <string>
+#include <tuple>
 
+#include "loopdyn/generators.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/model.hpp"
 
@@ -736,6 +740,184 @@ TEST(ModelFileBuild, CouplingOnAnUnknownLoopOrMultiCoordinateJoint) {
 
 TEST(ModelFileBuild, DuplicateBodyName) {
   expect_parts(build_error(two_links_with("name: b", "name: a")), {"t.yaml:5", "duplicate", "'a'"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer: parse_mechanism(write_mechanism(m)) == m, field by field
+
+// Fields of each force kind, compared together.
+auto fields(const loopdyn::JointSpringDamperSpec& s) { return std::tie(s.joint, s.stiffness, s.damping, s.rest); }
+auto fields(const loopdyn::PointSpringDamperSpec& s) {
+  return std::tie(s.body1, s.body2, s.point1, s.point2, s.stiffness, s.damping, s.rest_length);
+}
+auto fields(const loopdyn::JointForceSpec& s) { return std::tie(s.joint, s.value); }
+auto fields(const loopdyn::BodyForceSpec& s) { return std::tie(s.body, s.point, s.force); }
+auto fields(const loopdyn::BodyTorqueSpec& s) { return std::tie(s.body, s.torque); }
+
+/// Every field but `where` equal; rotations (written as roll-pitch-yaw) to 1e-15.
+void expect_same(const Mechanism& a, const Mechanism& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.gravity, b.gravity);
+  ASSERT_EQ(a.bodies.size(), b.bodies.size());
+  for (std::size_t k = 0; k < a.bodies.size(); ++k) {
+    const auto &x = a.bodies[k], &y = b.bodies[k];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.mass, y.mass) << x.name;
+    EXPECT_EQ(x.com, y.com) << x.name;
+    EXPECT_EQ(x.inertia, y.inertia) << x.name;
+  }
+  ASSERT_EQ(a.joints.size(), b.joints.size());
+  for (std::size_t k = 0; k < a.joints.size(); ++k) {
+    const auto &x = a.joints[k], &y = b.joints[k];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.type, y.type) << x.name;
+    EXPECT_EQ(x.parent, y.parent) << x.name;
+    EXPECT_EQ(x.child, y.child) << x.name;
+    for (const auto& [fx, fy] :
+         {std::pair(&x.parent_frame, &y.parent_frame), std::pair(&x.child_frame, &y.child_frame)}) {
+      EXPECT_EQ(fx->p, fy->p) << x.name;
+      EXPECT_LE((fx->R - fy->R).cwiseAbs().maxCoeff(), 1e-15) << x.name << "\n" << fx->R << "\n" << fy->R;
+    }
+    EXPECT_EQ(x.axis, y.axis) << x.name;
+    EXPECT_EQ(x.axis2, y.axis2) << x.name;
+    EXPECT_EQ(x.q, y.q) << x.name;
+    EXPECT_EQ(x.u, y.u) << x.name;
+    EXPECT_EQ(x.cut, y.cut) << x.name;
+    EXPECT_EQ(x.independent, y.independent) << x.name;
+  }
+  ASSERT_EQ(a.markers.size(), b.markers.size());
+  for (std::size_t k = 0; k < a.markers.size(); ++k) {
+    EXPECT_EQ(a.markers[k].name, b.markers[k].name);
+    EXPECT_EQ(a.markers[k].body, b.markers[k].body) << a.markers[k].name;
+    EXPECT_EQ(a.markers[k].point, b.markers[k].point) << a.markers[k].name;
+  }
+  ASSERT_EQ(a.forces.size(), b.forces.size());
+  for (std::size_t k = 0; k < a.forces.size(); ++k) {
+    ASSERT_EQ(a.forces[k].element.index(), b.forces[k].element.index()) << "force #" << k + 1;
+    std::visit(
+        [&](const auto& x) {
+          const auto& y = std::get<std::decay_t<decltype(x)>>(b.forces[k].element);
+          EXPECT_TRUE(fields(x) == fields(y)) << "force #" << k + 1;
+        },
+        a.forces[k].element);
+  }
+  ASSERT_EQ(a.couplings.size(), b.couplings.size());
+  for (std::size_t k = 0; k < a.couplings.size(); ++k) {
+    const auto &x = a.couplings[k], &y = b.couplings[k];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.value, y.value) << x.name;
+    ASSERT_EQ(x.terms.size(), y.terms.size()) << x.name;
+    for (std::size_t t = 0; t < x.terms.size(); ++t) {
+      EXPECT_EQ(x.terms[t].joint, y.terms[t].joint) << x.name;
+      EXPECT_EQ(x.terms[t].coefficient, y.terms[t].coefficient) << x.name;
+    }
+  }
+  EXPECT_TRUE(b.callbacks.empty());
+}
+
+/// Writes `m`, parses it back and compares; with `builds`, also the models built from both.
+void expect_round_trip(const Mechanism& m, bool builds = true) {
+  const std::string text = loopdyn::write_mechanism(m);
+  SCOPED_TRACE(m.name + " written as:\n" + text);
+  const Mechanism back = loopdyn::parse_mechanism(text, "written.yaml");
+  expect_same(m, back);
+  if (!builds) return;
+  const loopdyn::Model x = loopdyn::Model::build(m), y = loopdyn::Model::build(back);
+  EXPECT_EQ(x.nq, y.nq);
+  EXPECT_EQ(x.nv, y.nv);
+  EXPECT_EQ(x.body_name, y.body_name);
+  ASSERT_EQ(x.loop_joints.size(), y.loop_joints.size());
+  for (std::size_t k = 0; k < x.loop_joints.size(); ++k) EXPECT_EQ(x.loop_joints[k].name, y.loop_joints[k].name);
+  EXPECT_EQ(x.q0, y.q0);
+  EXPECT_EQ(x.u0, y.u0);
+}
+
+TEST(ModelFileWriter, EveryBundledModelRoundTrips) {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(models_dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++n;
+    SCOPED_TRACE(entry.path().string());
+    expect_round_trip(loopdyn::load_mechanism(entry.path().string()));
+  }
+  EXPECT_GE(n, 10);
+}
+
+TEST(ModelFileWriter, GeneratedMechanismsRoundTrip) {
+  using loopdyn::LadderLayout;
+  for (LadderLayout layout : {LadderLayout::serial, LadderLayout::comb, LadderLayout::comb_parents_first})
+    expect_round_trip(loopdyn::ladder_mechanism(3, layout));
+  expect_round_trip(loopdyn::chain_mechanism(7));
+  expect_round_trip(loopdyn::branched_tree_mechanism(6));
+}
+
+TEST(ModelFileWriter, EveryFieldAndCouplingRoundTrips) {
+  expect_round_trip(loopdyn::parse_mechanism(full_model, "t.yaml"));
+  expect_round_trip(loopdyn::parse_mechanism(coupled_model, "t.yaml"), false);  // joints not declared
+  // A linear coupling that is not a gear, one with a term of coefficient -1 first, and a gear with an offset.
+  Mechanism m = loopdyn::parse_mechanism(two_links, "t.yaml");
+  m.couplings = {{"g", {{"j1", 0.5}, {"j2", -1.0}}, -0.25, ""},
+                 {"l", {{"j2", -1.0}, {"j1", 3.0}}, 0.0, ""},
+                 {"one", {{"j1", 2.0}}, 1.0 / 3.0, ""}};
+  expect_round_trip(m, false);  // three couplings on two joints overconstrain; the file is still valid
+  EXPECT_NE(loopdyn::write_mechanism(m).find("type: gear"), std::string::npos);
+}
+
+// Rotated frames of every kind, gimbal lock included, and numbers and names that YAML would read
+// as something else if written plainly.
+TEST(ModelFileWriter, RotationsNumbersAndNamesRoundTrip) {
+  Mechanism m;
+  m.name = "null";
+  m.gravity = Vec3(0.1 + 0.2, -0.0, 1e-300);
+  m.add_body("yes", 1.0 / 3.0, Vec3(M_PI, -2.5e300, 4.9e-324), Vec3(1, 2, 2.5).asDiagonal().toDenseMatrix());
+  const double h = M_PI / 2;
+  const std::vector<Vec3> rpys = {{0.1, 0.2, 0.3},  {-3.0, 1.5, 3.1}, {0.4, h, -0.7},     {0.4, -h, 0.2},
+                                  {M_PI, 0.0, 0.0}, {0.0, 0.0, M_PI}, {2.0, -1.2, -2.9}, {1e-9, 0.0, 0.0}};
+  std::string parent = "yes";
+  for (std::size_t k = 0; k < rpys.size(); ++k) {
+    const std::string child = k % 2 ? "1" : "a: #b";
+    if (k < 2) m.add_body(child, 1.0, Vec3::Zero(), Mat3::Identity());
+    const loopdyn::Transform X{loopdyn::rpy_rotation(rpys[k]), Vec3(0, 0, 0.1 * k)};
+    const loopdyn::Transform Y{rot_x(0.3 * k) * rot_y(-0.2) * rot_z(0.7 * k), Vec3::Zero()};
+    std::string name = "j";  // appended: GCC 12 warns falsely (-Wrestrict) on "j" + std::string at -O3
+    name += std::to_string(k);
+    auto& j = m.add_joint(name, k % 2 ? JointType::spherical : JointType::universal, parent,
+                          child, X, Y);
+    j.cut = k >= 2;
+    parent = child;
+  }
+  expect_round_trip(m, false);
+}
+
+TEST(ModelFileWriter, LeavesOutDefaultsAndWritesShortestNumbers) {
+  Mechanism m = loopdyn::parse_mechanism(two_links, "t.yaml");
+  m.joints[1].parent_frame.p = Vec3(0.1, 0, 0);
+  m.joints[1].q = {0.3};
+  const std::string text = loopdyn::write_mechanism(m);
+  for (const char* absent : {"com:", "child_frame", "rpy", "axis", "u:", "cut", "independent", "markers", "forces"})
+    EXPECT_EQ(text.find(absent), std::string::npos) << absent << " in\n" << text;
+  for (const char* present : {"gravity: [0, 0, -9.81]", "inertia: [0.1, 0.1, 0.1]", "parent_frame: {xyz: [0.1, 0, 0]}",
+                              "q: 0.3"})
+    EXPECT_NE(text.find(present), std::string::npos) << present << " not in\n" << text;
+}
+
+TEST(ModelFileWriter, CallbacksCannotBeWritten) {
+  Mechanism m = loopdyn::parse_mechanism(two_links, "t.yaml");
+  m.name = "driven";
+  m.callbacks.emplace_back([](double, const loopdyn::Model&, const loopdyn::KinematicsData&, const loopdyn::VecX&,
+                              const loopdyn::VecX&, loopdyn::AppliedForces&) {});
+  m.callbacks.push_back(m.callbacks.front());
+  expect_parts(error_of([&] { loopdyn::write_mechanism(m); }),
+               {"cannot write mechanism 'driven'", "Mechanism::callbacks[0], Mechanism::callbacks[1]"});
+}
+
+TEST(ModelFileWriter, SaveMechanismWritesAFileOrNamesThePath) {
+  const Mechanism m = loopdyn::chain_mechanism(3);
+  const auto path = std::filesystem::temp_directory_path() / "loopdyn_test_model_file_save.yaml";
+  loopdyn::save_mechanism(m, path.string());
+  expect_same(m, loopdyn::load_mechanism(path.string()));
+  const std::string bad = "/nonexistent_dir/chain.yaml";
+  expect_parts(error_of([&] { loopdyn::save_mechanism(m, bad); }), {"cannot write model file", bad});
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// loopdyn command-line tool: simulate a mechanism, describe it.
+// loopdyn command-line tool: simulate a mechanism, describe it, generate benchmark mechanisms.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +12,7 @@
 
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/formulation.hpp"
+#include "loopdyn/generators.hpp"
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/constraints.hpp"
@@ -281,6 +282,65 @@ int assemble_model(const AssembleOptions& o) {
   return 0;
 }
 
+struct GenerateOptions {
+  std::string layout = "serial", out;
+  int cells = 0, bodies = 0;
+};
+
+// Puts a state in model coordinates into the tree joints' q and u (by joint name), so that the
+// mechanism starts exactly at it; loop-closing joints have no coordinates and keep theirs.
+void set_initial_state(Mechanism& m, const Model& model, const VecX& q, const VecX& u) {
+  for (JointSpec& spec : m.joints) {
+    const auto it = std::find_if(model.joints.begin(), model.joints.end(),
+                                 [&](const ModelJoint& j) { return j.name == spec.name; });
+    if (it == model.joints.end()) continue;
+    const int i = static_cast<int>(it - model.joints.begin());
+    spec.q.assign(q.data() + model.q_index[i], q.data() + model.q_index[i] + model.nq_joint[i]);
+    spec.u.assign(u.data() + model.v_index[i], u.data() + model.v_index[i] + model.nv_joint[i]);
+  }
+}
+
+// The model file of a generated mechanism, to `out` or to stdout when `out` is empty.
+int write_generated(const Mechanism& m, const std::string& out) {
+  if (out.empty()) {
+    std::cout << write_mechanism(m);
+    return 0;
+  }
+  save_mechanism(m, out);
+  std::printf("wrote       %s (%s)\n", out.c_str(), m.name.c_str());
+  return 0;
+}
+
+void require_positive(int n, const char* option) {
+  if (n < 1) throw std::invalid_argument(std::string(option) + " must be at least 1, got " + std::to_string(n));
+}
+
+// `generate ladder`: the planar ladder of benchmarks.md at its benchmark state.
+int generate_ladder(const GenerateOptions& o) {
+  require_positive(o.cells, "--cells");
+  const std::pair<std::string_view, LadderLayout> layouts[] = {{"serial", LadderLayout::serial},
+                                                               {"comb", LadderLayout::comb},
+                                                               {"comb-parents-first", LadderLayout::comb_parents_first}};
+  const auto* layout =
+      std::find_if(std::begin(layouts), std::end(layouts), [&](const auto& l) { return l.first == o.layout; });
+  if (layout == std::end(layouts))
+    throw std::invalid_argument("unknown ladder layout '" + o.layout + "' (known: serial, comb, comb-parents-first)");
+  Mechanism m = ladder_mechanism(o.cells, layout->second);
+  const Model model = Model::build(m);
+  const LadderState s = ladder_state(model, o.cells);
+  set_initial_state(m, model, s.q, s.u);
+  return write_generated(m, o.out);
+}
+
+// `generate chain`: the revolute chain of benchmarks.md at its benchmark state (q and u).
+int generate_chain(const GenerateOptions& o) {
+  require_positive(o.bodies, "--bodies");
+  Mechanism m = chain_mechanism(o.bodies);
+  const ChainState s = chain_state(o.bodies);
+  set_initial_state(m, Model::build(m), s.q, s.u);
+  return write_generated(m, o.out);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -333,11 +393,26 @@ int main(int argc, char** argv) {
   cmd_asm->add_option("--tolerance", asm_opts.tolerance, "position residual tolerance")->capture_default_str();
   cmd_asm->add_option("--max-iterations", asm_opts.max_iterations, "Newton iterations")->capture_default_str();
 
+  GenerateOptions gen;
+  CLI::App* cmd_gen = app.add_subcommand("generate", "write a benchmark mechanism (benchmarks.md) as a model file");
+  cmd_gen->require_subcommand(1);
+  CLI::App* cmd_ladder = cmd_gen->add_subcommand(
+      "ladder", "planar ladder of L parallelogram cells, one loop each, at its benchmark state");
+  cmd_ladder->add_option("--cells", gen.cells, "number of cells L")->required();
+  cmd_ladder->add_option("--layout", gen.layout, "spanning tree: serial, comb or comb-parents-first")
+      ->capture_default_str();
+  cmd_ladder->add_option("--out", gen.out, "model file to write (default: print it)");
+  CLI::App* cmd_chain = cmd_gen->add_subcommand("chain", "revolute chain of N bodies at its benchmark state");
+  cmd_chain->add_option("--bodies", gen.bodies, "number of bodies N")->required();
+  cmd_chain->add_option("--out", gen.out, "model file to write (default: print it)");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (cmd_sim->parsed()) return simulate(sim);
     if (cmd_info->parsed()) return info(info_model, info_json);
     if (cmd_asm->parsed()) return assemble_model(asm_opts);
+    if (cmd_ladder->parsed()) return generate_ladder(gen);
+    if (cmd_chain->parsed()) return generate_chain(gen);
   } catch (const std::exception& e) {
     std::cerr << "loopdyn: error: " << e.what() << '\n';
     return 1;

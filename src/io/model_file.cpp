@@ -1,15 +1,17 @@
-// YAML model file reader (format: docs/model-format.md).
+// YAML model file reader and writer (format: docs/model-format.md).
 //
 // The reader checks syntax and shape only: YAML well-formedness, known keys, required keys,
 // value types, vector lengths and joint coordinate counts. Semantic checks (mass sign, inertia
 // validity, names, axes, connectivity) belong to Model::build, which reports them at the `where`
-// location ("file:line") stored in every spec.
+// location ("file:line") stored in every spec. The writer emits what the reader reads, leaving out
+// keys at their default.
 #include "loopdyn/io/model_file.hpp"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +21,7 @@
 #include <sstream>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "loopdyn/joints.hpp"
@@ -450,6 +453,199 @@ Mechanism Parser::parse(const std::string& text) const {
   return mech;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Writer
+
+/// Shortest text that reads back as the same double ("0.1", "1e-05"); −0 is written as 0.
+std::string number_text(double v) {
+  std::array<char, 32> buf{};
+  char* end = std::to_chars(buf.data(), buf.data() + buf.size(), v + 0.0).ptr;
+  return std::string(buf.data(), end);
+}
+
+/// Roll, pitch, yaw with R = Rz(yaw) Ry(pitch) Rx(roll), pitch in [−π/2, π/2]. Roll and pitch are
+/// taken from Rz(−yaw) R = Ry(pitch) Rx(roll), so they absorb any error of yaw (at pitch ±π/2,
+/// where yaw is arbitrary).
+Vec3 rpy_of(const Mat3& R) {
+  const double yaw = std::atan2(R(1, 0), R(0, 0));
+  const Mat3 M = Eigen::AngleAxisd(-yaw, Vec3::UnitZ()).toRotationMatrix() * R;
+  return {std::atan2(-M(1, 2), M(1, 1)), std::atan2(-M(2, 0), M(0, 0)), yaw};
+}
+
+/// Model-file YAML through yaml-cpp's emitter: block mappings for items, flow style for vectors
+/// and poses; keys at the reader's default are left out.
+class Writer {
+ public:
+  std::string write(const Mechanism& m);
+
+ private:
+  YAML::Emitter& key(std::string_view k) { return out_ << YAML::Key << std::string(k) << YAML::Value; }
+  void text(std::string_view k, const std::string& v) { key(k) << v; }
+  void number(std::string_view k, double v, std::optional<double> fallback = std::nullopt) {
+    if (!fallback || v != *fallback) key(k) << number_text(v);
+  }
+  void numbers(const double* v, std::size_t n) {
+    out_ << YAML::Flow << YAML::BeginSeq;
+    for (std::size_t k = 0; k < n; ++k) out_ << number_text(v[k]);
+    out_ << YAML::EndSeq;
+  }
+  void vec3(std::string_view k, const Vec3& v, std::optional<Vec3> fallback = std::nullopt) {
+    if (fallback && v == *fallback) return;
+    key(k);
+    numbers(v.data(), 3);
+  }
+  /// A list of numbers; one number is written as a scalar (the reader accepts both where it matters).
+  void list(std::string_view k, const std::vector<double>& v) {
+    if (v.empty()) return;
+    if (v.size() == 1) return number(k, v[0]);
+    key(k);
+    numbers(v.data(), v.size());
+  }
+  void flag(std::string_view k, bool v) {
+    if (v) key(k) << true;
+  }
+  void frame(std::string_view k, const Transform& X) {
+    const bool moved = !X.p.isZero(0.0), rotated = !X.R.isIdentity(0.0);
+    if (!moved && !rotated) return;
+    key(k) << YAML::Flow << YAML::BeginMap;
+    if (moved) vec3("xyz", X.p);
+    if (rotated) vec3("rpy", rpy_of(X.R));
+    out_ << YAML::EndMap;
+  }
+
+  void body(const BodySpec& b);
+  void joint(const JointSpec& j);
+  void marker(const MarkerSpec& mk);
+  void force(const ForceSpec& f);
+  void coupling(const CouplingSpec& c);
+
+  /// `k:` followed by a block list of `items`, each written by `item`; nothing when empty.
+  template <class T, class F>
+  void section(std::string_view k, const std::vector<T>& items, F item) {
+    if (items.empty()) return;
+    key(k) << YAML::BeginSeq;
+    for (const T& x : items) {
+      out_ << YAML::BeginMap;
+      (this->*item)(x);
+      out_ << YAML::EndMap;
+    }
+    out_ << YAML::EndSeq;
+  }
+
+  YAML::Emitter out_;
+};
+
+void Writer::body(const BodySpec& b) {
+  text("name", b.name);
+  number("mass", b.mass);
+  vec3("com", b.com, Vec3::Zero());
+  const Mat3& I = b.inertia;
+  const std::array<double, 6> v{I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)};
+  key("inertia");
+  numbers(v.data(), v[3] == 0.0 && v[4] == 0.0 && v[5] == 0.0 ? 3 : 6);
+}
+
+void Writer::joint(const JointSpec& j) {
+  const JointShape& shape = shape_of(j.type);
+  text("name", j.name);
+  text("type", std::string(to_string(j.type)));
+  text("parent", j.parent);
+  text("child", j.child);
+  frame("parent_frame", j.parent_frame);
+  frame("child_frame", j.child_frame);
+  const JointSpec defaults;
+  if (shape.has_axis) vec3("axis", j.axis, defaults.axis);
+  if (shape.has_axis2) vec3("axis2", j.axis2, defaults.axis2);
+  list("q", j.q);
+  list("u", j.u);
+  flag("cut", j.cut);
+  flag("independent", j.independent);
+}
+
+void Writer::marker(const MarkerSpec& mk) {
+  text("name", mk.name);
+  text("body", mk.body);
+  vec3("xyz", mk.point, Vec3::Zero());
+}
+
+void Writer::force(const ForceSpec& f) {
+  if (const auto* s = std::get_if<JointSpringDamperSpec>(&f.element)) {
+    text("type", "joint_spring_damper");
+    text("joint", s->joint);
+    number("stiffness", s->stiffness, 0.0);
+    number("damping", s->damping, 0.0);
+    number("rest", s->rest, 0.0);
+  } else if (const auto* s = std::get_if<PointSpringDamperSpec>(&f.element)) {
+    text("type", "point_spring_damper");
+    text("body1", s->body1);
+    vec3("point1", s->point1, Vec3::Zero());
+    text("body2", s->body2);
+    vec3("point2", s->point2, Vec3::Zero());
+    number("stiffness", s->stiffness, 0.0);
+    number("damping", s->damping, 0.0);
+    number("rest_length", s->rest_length, 0.0);
+  } else if (const auto* s = std::get_if<JointForceSpec>(&f.element)) {
+    text("type", "joint_force");
+    text("joint", s->joint);
+    key("value");
+    numbers(s->value.data(), s->value.size());
+  } else if (const auto* s = std::get_if<BodyForceSpec>(&f.element)) {
+    text("type", "body_force");
+    text("body", s->body);
+    vec3("point", s->point, Vec3::Zero());
+    vec3("force", s->force);
+  } else if (const auto* s = std::get_if<BodyTorqueSpec>(&f.element)) {
+    text("type", "body_torque");
+    text("body", s->body);
+    vec3("torque", s->torque);
+  }
+}
+
+// Terms {(joint1, ratio), (joint2, −1)} = −offset are written as a gear, anything else as linear.
+void Writer::coupling(const CouplingSpec& c) {
+  if (c.terms.size() == 2 && c.terms[1].coefficient == -1.0) {
+    text("type", "gear");
+    text("name", c.name);
+    text("joint1", c.terms[0].joint);
+    text("joint2", c.terms[1].joint);
+    number("ratio", c.terms[0].coefficient);
+    number("offset", -c.value, 0.0);
+    return;
+  }
+  text("type", "linear");
+  text("name", c.name);
+  key("terms") << YAML::BeginSeq;
+  for (const CouplingSpec::Term& t : c.terms) {
+    out_ << YAML::Flow << YAML::BeginMap;
+    text("joint", t.joint);
+    number("coefficient", t.coefficient);
+    out_ << YAML::EndMap;
+  }
+  out_ << YAML::EndSeq;
+  number("value", c.value, 0.0);
+}
+
+std::string Writer::write(const Mechanism& m) {
+  if (!m.callbacks.empty()) {
+    std::string which;
+    for (std::size_t k = 0; k < m.callbacks.size(); ++k)
+      which.append(k ? ", " : "").append("Mechanism::callbacks[").append(std::to_string(k)).append("]");
+    throw ModelError("cannot write mechanism " + in_quotes(m.name) + " to a model file: it has C++ force callbacks (" +
+                     which + "), which a model file cannot hold; add them after loading the file instead");
+  }
+  out_ << YAML::BeginMap;
+  text("name", m.name);
+  vec3("gravity", m.gravity);
+  section("bodies", m.bodies, &Writer::body);
+  section("joints", m.joints, &Writer::joint);
+  section("markers", m.markers, &Writer::marker);
+  section("forces", m.forces, &Writer::force);
+  section("constraints", m.couplings, &Writer::coupling);
+  out_ << YAML::EndMap;
+  if (!out_.good()) throw ModelError("cannot write mechanism " + in_quotes(m.name) + ": " + out_.GetLastError());
+  return std::string(out_.c_str()) + "\n";
+}
+
 }  // namespace
 
 Mechanism parse_mechanism(const std::string& text, const std::string& source) { return Parser(source).parse(text); }
@@ -462,6 +658,16 @@ Mechanism load_mechanism(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) throw ModelError("cannot read model file '" + path + "'");
   return parse_mechanism(text.str(), path);
+}
+
+std::string write_mechanism(const Mechanism& m) { return Writer().write(m); }
+
+void save_mechanism(const Mechanism& m, const std::string& path) {
+  const std::string text = write_mechanism(m);
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw ModelError("cannot write model file '" + path + "'");
 }
 
 }  // namespace loopdyn

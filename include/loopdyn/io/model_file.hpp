@@ -2,6 +2,7 @@
 // (malformed YAML, unknown or misspelt keys, wrong vector lengths, wrong types, missing required
 // fields) throw ModelError "file:line: problem"; each spec's `where` is set to "file:line" so that
 // Model::build names the same place for semantic errors (unknown bodies, bad inertia, ...).
+// The writer produces the same format, so that parse_mechanism(write_mechanism(m)) == m.
 #pragma once
 
 #include <string>
@@ -14,5 +15,12 @@ namespace loopdyn {
 Mechanism load_mechanism(const std::string& path);
 /// Parses model-file text; `source` names it in messages.
 Mechanism parse_mechanism(const std::string& text, const std::string& source);
+
+/// Model-file text of a mechanism: every field that the reader reads, numbers in their shortest
+/// round-trip form, rotations as roll-pitch-yaw, keys at their default value left out (`where` is
+/// not written). Throws ModelError when the mechanism has C++ force callbacks (a file cannot hold them).
+std::string write_mechanism(const Mechanism& m);
+/// Writes write_mechanism(m) to `path`. Throws ModelError naming the path when it cannot be written.
+void save_mechanism(const Mechanism& m, const std::string& path);
 
 }  // namespace loopdyn
