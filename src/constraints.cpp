@@ -2,10 +2,10 @@
 #include "loopdyn/constraints.hpp"
 
 #include <Eigen/QR>
-#include <Eigen/SVD>
 #include <algorithm>
-#include <limits>
 #include <random>
+
+#include "loopdyn/linalg.hpp"
 
 namespace loopdyn {
 
@@ -280,10 +280,9 @@ RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX
   ConstraintData d(model, cons);
   MatX G(cons.rows(), model.nv);
   constraint_jacobian(model, cons, kin, d, G);
-  const Eigen::JacobiSVD<MatX> svd(G);
-  const VecX s = svd.singularValues();
-  info.tolerance = static_cast<double>(std::max(G.rows(), G.cols())) * std::numeric_limits<double>::epsilon() * s(0);
-  info.rank = static_cast<int>((s.array() > info.tolerance).count());
+  const NumericalRank r = numerical_rank(G);
+  info.rank = r.rank;
+  info.tolerance = r.tolerance;
   info.dof = model.nv - info.rank;
   return info;
 }

@@ -7,6 +7,15 @@
 
 namespace loopdyn {
 
+NumericalRank numerical_rank(const MatX& A) {
+  NumericalRank r;
+  if (A.size() == 0) return r;
+  const VecX s = Eigen::JacobiSVD<MatX>(A).singularValues();
+  r.tolerance = static_cast<double>(std::max(A.rows(), A.cols())) * std::numeric_limits<double>::epsilon() * s(0);
+  r.rank = static_cast<int>((s.array() > r.tolerance).count());
+  return r;
+}
+
 PsdSolver::PsdSolver(int n, double rank_tolerance)
     : rank_tolerance_(rank_tolerance), llt_(n), eig_(n), rank_(n) {}
 

@@ -68,6 +68,31 @@ TEST(Cli, InfoReportsCountsAndBothDofs) {
   EXPECT_EQ(run("info " + models() + "/chain3d_all_joints.yaml").status, 0);
 }
 
+// 002 §4.2 in `info`: the 000 four-bar's loop closes to ground, so its three links form one
+// aggregated body of 3 joint speeds with 1 independent. The double loop of 004 gives two: the
+// second loop's sub-graph starts below the body it shares with the first (its root is not part of
+// it), so it hangs from that body, and the independent speeds add up to the mechanism's DOF.
+TEST(Cli, InfoListsTheAggregatedBodies) {
+  const CliResult r = run("info --json " + models() + "/fourbar_anderson.yaml");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  ASSERT_EQ(j["aggregated_bodies"].size(), 1u);
+  const auto& a = j["aggregated_bodies"][0];
+  EXPECT_EQ(a["bodies"], nlohmann::json({"crank", "coupler", "rocker"}));
+  EXPECT_EQ(a["loop_joints"], nlohmann::json({"rocker_ground"}));
+  EXPECT_EQ(a["parent"], "ground");
+  EXPECT_EQ(a["joint_speeds"], 3);
+  EXPECT_EQ(a["independent_speeds"], 1);
+  const CliResult text = run("info " + models() + "/fourbar_anderson.yaml");
+  EXPECT_NE(text.output.find("aggregated bodies"), std::string::npos) << text.output;
+  const auto two = nlohmann::json::parse(run("info --json " + models() + "/doubleloop_malczyk.yaml").output);
+  const auto& agg = two["aggregated_bodies"];
+  ASSERT_EQ(agg.size(), 2u);
+  const auto held = agg[0]["bodies"];
+  EXPECT_NE(std::find(held.begin(), held.end(), agg[1]["parent"]), held.end()) << agg.dump();
+  EXPECT_EQ(agg[0]["independent_speeds"].get<int>() + agg[1]["independent_speeds"].get<int>(), two["dof_rank"]);
+}
+
 void expect_one_line_error(const CliResult& r, const std::string& words) {
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;

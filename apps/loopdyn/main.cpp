@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "loopdyn/aggregation.hpp"
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/generators.hpp"
@@ -153,6 +154,21 @@ nlohmann::json describe(const Model& model) {
                      {"redundant_rows", dropped}});
   }
   const RankInfo rank = constraint_rank(model, cons, model.q0);
+  // 002 §4.2 aggregated bodies, with their independent speeds at the initial state.
+  const Aggregation agg = aggregate(model);
+  const std::vector<int> independent = independent_speeds(model, agg, model.q0);
+  json aggregated = json::array();
+  for (std::size_t n = 0; n < agg.nodes.size(); ++n) {
+    const AggregatedNode& node = agg.nodes[n];
+    if (!node.aggregated()) continue;
+    json held = json::array(), cuts = json::array(), gears = json::array();
+    for (int b : node.bodies) held.push_back(model.body_name[b]);
+    for (int k : node.loop_joints) cuts.push_back(model.loop_joints[k].name);
+    for (int k : node.couplings) gears.push_back(model.couplings[k].name);
+    aggregated.push_back({{"bodies", held}, {"loop_joints", cuts}, {"couplings", gears},
+                          {"parent", body_label(node.parent_body)}, {"joint_speeds", node.nv},
+                          {"independent_speeds", independent[n]}});
+  }
   return {{"name", model.name},
           {"bodies", bodies},
           {"tree_joints", joints},
@@ -165,6 +181,7 @@ nlohmann::json describe(const Model& model) {
           {"loop_jacobian_rank", rank.rank},
           {"dof_gruebler", model.dof_gruebler},
           {"dof_rank", rank.dof},
+          {"aggregated_bodies", aggregated},
           {"markers", model.markers.size()},
           {"force_elements", model.forces.size()}};
 }
@@ -190,6 +207,12 @@ int info(const std::string& path, bool as_json) {
             << "\n  DOF (nv - rank of loop Jacobian at the initial state) = " << d["dof_rank"] << " (rank "
             << d["loop_jacobian_rank"] << " of " << d["constraints"] << " independent rows; "
             << d["redundant_rows"] << " structurally redundant rows dropped)\n";
+  std::cout << "  aggregated bodies (002 section 4.2; " << d["aggregated_bodies"].size() << "):\n";
+  for (const auto& a : d["aggregated_bodies"])
+    std::cout << "    " << a["bodies"].dump() << " on " << a["parent"].get<std::string>() << ": " << a["joint_speeds"]
+              << " joint speeds, " << a["independent_speeds"] << " independent; embeds loop joints "
+              << a["loop_joints"].dump() << (a["couplings"].empty() ? "" : " and couplings " + a["couplings"].dump())
+              << "\n";
   return 0;
 }
 

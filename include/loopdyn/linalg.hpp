@@ -24,6 +24,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
+#include <Eigen/SVD>
 
 #include "loopdyn/spatial.hpp"
 
@@ -31,6 +32,14 @@ namespace loopdyn {
 
 /// ‖x‖∞ (0 for an empty vector).
 inline double inf_norm(const Eigen::Ref<const VecX>& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxCoeff(); }
+
+/// Rank of A by SVD: singular values at or below max(rows, cols) · ε · σ_max count as zero (the
+/// LAPACK/NumPy matrix_rank rule). `tolerance` is that threshold.
+struct NumericalRank {
+  int rank = 0;
+  double tolerance = 0.0;
+};
+NumericalRank numerical_rank(const MatX& A);
 
 class PsdSolver {
  public:

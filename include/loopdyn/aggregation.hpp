@@ -1,0 +1,51 @@
+// Aggregation of closed loops into aggregated bodies (paper 002 §4.2, Figs. 3-4): the tree of
+// single and aggregated bodies over which constraint embedding (002 §4.3-8) runs the
+// articulated-body algorithm. A view of the Model, not a second model of the mechanism.
+//
+// For each loop-closing joint (cut-edge) between bodies a and b, the aggregation sub-graph is the
+// smallest sub-tree containing both, minus its root: the tree paths from a and from b up to their
+// lowest common ancestor c, without c. A cut-edge to ground (c = ground) therefore aggregates all
+// ancestors of the other body (002 Fig. 4). A coordinate coupling (gear, linear) embeds with a
+// constant X (002 §5.1, eq 37) and needs its joints' bodies in one aggregated body: its sub-graph is
+// the paths from its bodies up to their common ancestor c, with c included when it is one of them
+// (its own joint is coupled).
+//
+// Sub-graphs that share a body are merged; bodies in no sub-graph remain single bodies. A merged
+// set hangs from one body (its node's parent in the aggregated tree): each sub-graph's top bodies
+// hang from its c, and when two share a body x, both c's are ancestors of x, so the lower one lies
+// in the other's sub-graph (it is on the path from x up to the higher one).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/model.hpp"
+
+namespace loopdyn {
+
+struct AggregatedNode {
+  std::vector<int> bodies;       ///< model body indices, ascending (parents before children)
+  std::vector<int> loop_joints;  ///< indices into Model::loop_joints embedded here
+  std::vector<int> couplings;    ///< indices into Model::couplings embedded here
+  int parent = -1;               ///< parent node, -1 = ground
+  int parent_body = -1;          ///< the body all top bodies hang from, -1 = ground
+  int nv = 0;                    ///< speeds of the tree joints of `bodies`
+  bool aggregated() const { return !loop_joints.empty() || !couplings.empty(); }
+};
+
+struct Aggregation {
+  std::vector<AggregatedNode> nodes;  ///< parents before children
+  std::vector<int> node_of_body;      ///< (nbodies)
+  /// Largest number of speeds of one aggregated node (0 without loops or couplings).
+  int largest_nv() const;
+};
+
+/// The aggregated tree of a model (see the file comment).
+Aggregation aggregate(const Model& model);
+
+/// Independent speeds of each node at q (its degrees of freedom relative to its parent node):
+/// nv − rank of the node's kept constraint rows (those of its loop joints and couplings) on its
+/// own speeds, with the rank rule of constraint_rank. A single body keeps all its speeds.
+std::vector<int> independent_speeds(const Model& model, const Aggregation& aggregation, const VecX& q);
+
+}  // namespace loopdyn

@@ -1,0 +1,128 @@
+// Aggregated bodies of paper 002 §4.2 (aggregation.hpp has the rules).
+#include "loopdyn/aggregation.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "loopdyn/constraints.hpp"
+#include "loopdyn/linalg.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+// Lowest common ancestor of a and b (−1 = ground); parent[i] < i.
+int common_ancestor(const Model& m, int a, int b) {
+  while (a != b) {
+    if (a > b) a = m.parent[a];
+    else b = m.parent[b];
+  }
+  return a;
+}
+
+// Marks the bodies on the path from `body` up to `top` (exclusive).
+void mark_path(const Model& m, int body, int top, std::vector<char>& in) {
+  for (int i = body; i != top; i = m.parent[i]) in[i] = 1;
+}
+
+// Union-find over bodies.
+struct Sets {
+  std::vector<int> up;
+  explicit Sets(int n) : up(n) { std::iota(up.begin(), up.end(), 0); }
+  int find(int i) { return up[i] == i ? i : up[i] = find(up[i]); }
+  void join(int a, int b) { up[find(a)] = find(b); }
+};
+
+}  // namespace
+
+int Aggregation::largest_nv() const {
+  int n = 0;
+  for (const AggregatedNode& node : nodes)
+    if (node.aggregated()) n = std::max(n, node.nv);
+  return n;
+}
+
+Aggregation aggregate(const Model& m) {
+  const int nb = m.nbodies;
+  std::vector<char> member(nb, 0);  // body belongs to some sub-graph
+  Sets sets(nb);
+  // Each sub-graph: mark it and join its bodies.
+  auto add_subgraph = [&](const std::vector<char>& in) {
+    int first = -1;
+    for (int i = 0; i < nb; ++i) {
+      if (!in[i]) continue;
+      member[i] = 1;
+      if (first < 0) first = i;
+      else sets.join(i, first);
+    }
+  };
+  for (const ModelJoint& lj : m.loop_joints) {
+    std::vector<char> in(nb, 0);
+    const int c = common_ancestor(m, lj.parent, lj.child);
+    mark_path(m, lj.parent, c, in);
+    mark_path(m, lj.child, c, in);
+    add_subgraph(in);
+  }
+  for (const ModelCoupling& cp : m.couplings) {
+    int c = cp.terms.front().joint;
+    for (const ModelCoupling::Term& t : cp.terms) c = common_ancestor(m, c, t.joint);
+    std::vector<char> in(nb, 0);
+    for (const ModelCoupling::Term& t : cp.terms) mark_path(m, t.joint, c, in);
+    if (c >= 0 && std::any_of(cp.terms.begin(), cp.terms.end(), [&](const auto& t) { return t.joint == c; }))
+      in[c] = 1;
+    add_subgraph(in);
+  }
+  // Nodes: one per set and one per single body, in order of their first (topmost) body.
+  Aggregation out;
+  out.node_of_body.assign(nb, -1);
+  std::vector<int> node_of_set(nb, -1);
+  for (int i = 0; i < nb; ++i) {
+    const int key = member[i] ? sets.find(i) : -1;
+    int node = key >= 0 ? node_of_set[key] : -1;
+    if (node < 0) {
+      node = static_cast<int>(out.nodes.size());
+      out.nodes.emplace_back();
+      const int p = m.parent[i];
+      out.nodes[node].parent_body = p;
+      out.nodes[node].parent = p < 0 ? -1 : out.node_of_body[p];
+      if (key >= 0) node_of_set[key] = node;
+    }
+    out.node_of_body[i] = node;
+    out.nodes[node].bodies.push_back(i);
+    out.nodes[node].nv += m.nv_joint[i];
+  }
+  for (std::size_t k = 0; k < m.loop_joints.size(); ++k) {
+    // The side that is not the common ancestor lies in the cut-edge's sub-graph.
+    const ModelJoint& lj = m.loop_joints[k];
+    const int body = lj.child == common_ancestor(m, lj.parent, lj.child) ? lj.parent : lj.child;
+    out.nodes[out.node_of_body[body]].loop_joints.push_back(static_cast<int>(k));
+  }
+  for (std::size_t k = 0; k < m.couplings.size(); ++k)
+    out.nodes[out.node_of_body[m.couplings[k].terms.front().joint]].couplings.push_back(static_cast<int>(k));
+  return out;
+}
+
+std::vector<int> independent_speeds(const Model& model, const Aggregation& a, const VecX& q) {
+  const Constraints cons(model);
+  KinematicsData kin(model);
+  update_positions(model, kin, q);
+  ConstraintData data(model, cons);
+  MatX G(cons.rows(), model.nv);
+  constraint_jacobian(model, cons, kin, data, G);
+  std::vector<int> out;
+  for (std::size_t n = 0; n < a.nodes.size(); ++n) {
+    const AggregatedNode& node = a.nodes[n];
+    std::vector<int> rows, cols;
+    for (int r = 0; r < cons.rows(); ++r) {
+      const ConstraintRow& row = cons.kept()[r];
+      const auto& owners = row.kind == ConstraintRow::Kind::coupling ? node.couplings : node.loop_joints;
+      if (std::find(owners.begin(), owners.end(), row.loop) != owners.end()) rows.push_back(r);
+    }
+    for (int b : node.bodies)
+      for (int k = 0; k < model.nv_joint[b]; ++k) cols.push_back(model.v_index[b] + k);
+    out.push_back(node.nv - numerical_rank(G(rows, cols)).rank);
+  }
+  return out;
+}
+
+}  // namespace loopdyn
