@@ -48,7 +48,6 @@ class PsdSolver {
   void compute(const MatX& A);
   /// x = A⁺ b (x sized n).
   void solve(const VecX& b, VecX& x) const;
-  bool regular() const { return regular_; }
   /// n when regular, else the number of eigenvalues above the cut.
   int rank() const { return rank_; }
   /// Estimated 2-norm condition number (infinite when A is singular).
