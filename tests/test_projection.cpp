@@ -420,11 +420,7 @@ TEST(Projection, SimulatorProjectionRemovesTheDriftOfTheAndersonFourBar) {
   const AssemblyResult a = assemble(m, Constraints(m), m.q0, m.u0);
   auto run = [&](bool project, double h = 0.01) {
     auto f = make_formulation("lagrange-on", m);
-    SimulationSettings s;
-    s.integrator.kind = IntegratorKind::rk4;
-    s.integrator.dt = h;
-    s.t_end = 10.0;
-    s.output_dt = 0.01;
+    SimulationSettings s = test::rk4_settings(h, 10.0, 0.01);
     s.project = project;
     Simulator sim(m, *f, s);
     return sim.run(a.q, a.u);
@@ -488,11 +484,7 @@ TEST(Projection, SimulatorLeavesATreeModelUnchanged) {
   const Model m = load_model("double_pendulum");
   auto run = [&](bool project) {
     auto f = make_formulation("tree", m);
-    SimulationSettings s;
-    s.integrator.kind = IntegratorKind::rk4;
-    s.integrator.dt = 0.01;
-    s.t_end = 1.0;
-    s.output_dt = 0.1;
+    SimulationSettings s = test::rk4_settings(0.01, 1.0, 0.1);
     s.project = project;
     Simulator sim(m, *f, s);
     return sim.run(m.q0, m.u0);

@@ -97,6 +97,7 @@ inline VecX moved(const Model& model, const VecX& q, const VecX& du, double eps)
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/constraints.hpp"
 #include "loopdyn/io/model_file.hpp"
+#include "loopdyn/simulator.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 
 namespace loopdyn::test {
@@ -106,6 +107,16 @@ inline MatX null_space(const MatX& G) {
   const Eigen::JacobiSVD<MatX> svd(G, Eigen::ComputeFullV);
   const int rank = static_cast<int>((svd.singularValues().array() > 1e-10 * svd.singularValues()(0)).count());
   return svd.matrixV().rightCols(G.cols() - rank);
+}
+
+/// Fixed-step RK4 simulation settings.
+inline SimulationSettings rk4_settings(double dt, double t_end, double output_dt) {
+  SimulationSettings s;
+  s.integrator.kind = IntegratorKind::rk4;
+  s.integrator.dt = dt;
+  s.t_end = t_end;
+  s.output_dt = output_dt;
+  return s;
 }
 
 /// A bundled model file, models/<file>.yaml, built.
