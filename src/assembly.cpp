@@ -163,26 +163,27 @@ void integrate_q(const Model& model, Eigen::Ref<VecX> q, const VecX& du) {
     throw std::invalid_argument("integrate_q: expected q (" + std::to_string(model.nq) + ") and du (" +
                                 std::to_string(model.nv) + "), got " + std::to_string(q.size()) + " and " +
                                 std::to_string(du.size()));
-  for (int i = 0; i < model.nbodies; ++i) {
-    double* qi = q.data() + model.q_index[i];
-    const double* d = du.data() + model.v_index[i];
-    std::visit(
-        [&](const auto& k) {
-          using K = std::decay_t<decltype(k)>;
-          if constexpr (std::is_same_v<K, Spherical>) {
-            rotate_quaternion(qi, Vec3(d[0], d[1], d[2]));  // R ← R Rot(du)
-          } else if constexpr (std::is_same_v<K, Free>) {
-            const Vec3 v(d[0], d[1], d[2]), w(d[3], d[4], d[5]);
-            const Vec3 dp = detail::quaternion_matrix(qi + 3) * se3_translation(w, v);  // p ← p + R V(ω) v
-            for (int c = 0; c < 3; ++c) qi[c] += dp(c);
-            rotate_quaternion(qi + 3, w);
-          } else {
-            static_assert(K::nq == K::nv, "joint with nq != nv needs its own increment");
-            for (int c = 0; c < K::nv; ++c) qi[c] += d[c];  // u = q̇
-          }
-        },
-        model.joints[i].joint);
-  }
+  for (int i = 0; i < model.nbodies; ++i) integrate_joint_q(model, q, i, du.data() + model.v_index[i]);
+}
+
+void integrate_joint_q(const Model& model, Eigen::Ref<VecX> q, int i, const double* d) {
+  double* qi = q.data() + model.q_index[i];
+  std::visit(
+      [&](const auto& k) {
+        using K = std::decay_t<decltype(k)>;
+        if constexpr (std::is_same_v<K, Spherical>) {
+          rotate_quaternion(qi, Vec3(d[0], d[1], d[2]));  // R ← R Rot(du)
+        } else if constexpr (std::is_same_v<K, Free>) {
+          const Vec3 v(d[0], d[1], d[2]), w(d[3], d[4], d[5]);
+          const Vec3 dp = detail::quaternion_matrix(qi + 3) * se3_translation(w, v);  // p ← p + R V(ω) v
+          for (int c = 0; c < 3; ++c) qi[c] += dp(c);
+          rotate_quaternion(qi + 3, w);
+        } else {
+          static_assert(K::nq == K::nv, "joint with nq != nv needs its own increment");
+          for (int c = 0; c < K::nv; ++c) qi[c] += d[c];  // u = q̇
+        }
+      },
+      model.joints[i].joint);
 }
 
 std::vector<bool> marked_independent_speeds(const Model& model) {

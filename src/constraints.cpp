@@ -88,12 +88,14 @@ void frame_motion(const KinematicsData& kin, const std::vector<Vec6>& a0, int bo
   f.a0 = A.tail<3>() + f.dw0.cross(f.x) + f.w.cross(f.v);
 }
 
+void update_loop_frames(const Model& model, const KinematicsData& kin, ConstraintData& d, int k) {
+  const ModelJoint& lj = model.loop_joints[k];
+  frame_positions(kin, lj.parent, lj.parent_frame, d.fp[k]);
+  frame_positions(kin, lj.child, lj.child_frame, d.fc[k]);
+}
+
 void update_frames(const Model& model, const KinematicsData& kin, ConstraintData& d) {
-  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
-    const ModelJoint& lj = model.loop_joints[k];
-    frame_positions(kin, lj.parent, lj.parent_frame, d.fp[k]);
-    frame_positions(kin, lj.child, lj.child_frame, d.fc[k]);
-  }
+  for (int k = 0; k < static_cast<int>(model.loop_joints.size()); ++k) update_loop_frames(model, kin, d, k);
 }
 
 // Φ = Σ c q − value of a coupling row.
@@ -103,18 +105,11 @@ double coupling_error(const ModelCoupling& c, const VecX& q) {
   return e;
 }
 
-void position_rows(const Model& model, const std::vector<ConstraintRow>& rows, const KinematicsData& kin,
-                   const ConstraintData& d, Eigen::Ref<VecX> phi) {
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const ConstraintRow& row = rows[r];
-    if (row.kind == Kind::coupling) {
-      phi(r) = coupling_error(model.couplings[row.loop], kin.q);
-      continue;
-    }
-    const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
-    // dot: (Rp u)·(Rc w); along: (Rp u)·(x_c − x_p).
-    phi(r) = row.kind == Kind::dot ? (p.R * row.u).dot(c.R * row.w) : (p.R * row.u).dot(c.x - p.x);
-  }
+double position_row(const Model& model, const ConstraintRow& row, const VecX& q, const ConstraintData& d) {
+  if (row.kind == Kind::coupling) return coupling_error(model.couplings[row.loop], q);
+  const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
+  // dot: (Rp u)·(Rc w); along: (Rp u)·(x_c − x_p).
+  return row.kind == Kind::dot ? (p.R * row.u).dot(c.R * row.w) : (p.R * row.u).dot(c.x - p.x);
 }
 
 // Row r of G for a loop-joint row, on the tree path between the joint's two bodies only. A column
@@ -125,8 +120,11 @@ void position_rows(const Model& model, const std::vector<ConstraintRow>& rows, c
 //   dot    Φ̇ = (a × b)·(ω_c − ω_p)             → σ (a × b)·ω;
 //   along  Φ̇ = b·(v_c − v_p) + (b × d)·ω_p     → σ b·(v_O + ω × x_c)
 // (on the parent side −b·(v_O + ω × x_p) + (b × d)·ω = −b·(v_O + ω × (x_p + d))).
+// `first_column(body)` is the column of the body's first speed in G.
+template <class FirstColumn>
 void loop_row(const Model& model, const KinematicsData& kin, const ModelJoint& lj, const ConstraintRow& row,
-              const ConstraintData::Frame& p, const ConstraintData::Frame& c, Eigen::Ref<MatX> G, int r) {
+              const ConstraintData::Frame& p, const ConstraintData::Frame& c, Eigen::Ref<MatX> G, int r,
+              FirstColumn first_column) {
   const bool dot = row.kind == Kind::dot;
   const Vec3 b = p.R * row.u;
   const Vec3 n = dot ? Vec3((c.R * row.w).cross(b)) : b;
@@ -136,49 +134,54 @@ void loop_row(const Model& model, const KinematicsData& kin, const ModelJoint& l
     const bool child_side = child > parent;
     int& body = child_side ? child : parent;
     const double sign = child_side ? 1.0 : -1.0;
-    for (int k = 0, col = model.v_index[body]; k < model.nv_joint[body]; ++k, ++col) {
-      const Vec6 s = kin.X_world[body].act_motion(kin.S.col(col));
+    for (int k = 0, col = model.v_index[body], out = first_column(body); k < model.nv_joint[body]; ++k) {
+      const Vec6 s = kin.X_world[body].act_motion(kin.S.col(col + k));
       const Vec3 w = s.head<3>();
-      G(r, col) = sign * n.dot(dot ? w : Vec3(s.tail<3>() + w.cross(c.x)));
+      G(r, out + k) = sign * n.dot(dot ? w : Vec3(s.tail<3>() + w.cross(c.x)));
     }
     body = model.parent[body];
   }
 }
 
+// Row r of G for `row`, columns placed by first_column (see loop_row); G's row must be zero.
+template <class FirstColumn>
+void jacobian_row(const Model& model, const ConstraintRow& row, const KinematicsData& kin, const ConstraintData& d,
+                  Eigen::Ref<MatX> G, int r, FirstColumn first_column) {
+  if (row.kind == Kind::coupling) {
+    for (const ModelCoupling::Term& t : model.couplings[row.loop].terms)
+      G(r, first_column(t.joint) + t.v_index - model.v_index[t.joint]) += t.coefficient;
+    return;
+  }
+  loop_row(model, kin, model.loop_joints[row.loop], row, d.fp[row.loop], d.fc[row.loop], G, r, first_column);
+}
+
 void jacobian_rows(const Model& model, const std::vector<ConstraintRow>& rows, const KinematicsData& kin,
                    const ConstraintData& d, Eigen::Ref<MatX> G) {
   G.setZero();
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const ConstraintRow& row = rows[r];
-    if (row.kind == Kind::coupling) {
-      for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) G(r, t.v_index) += t.coefficient;
-      continue;
-    }
-    loop_row(model, kin, model.loop_joints[row.loop], row, d.fp[row.loop], d.fc[row.loop], G, static_cast<int>(r));
-  }
+  const auto global = [&](int body) { return model.v_index[body]; };
+  for (std::size_t r = 0; r < rows.size(); ++r) jacobian_row(model, rows[r], kin, d, G, static_cast<int>(r), global);
 }
 
-void bias_rows(const std::vector<ConstraintRow>& rows, const ConstraintData& d, Eigen::Ref<VecX> gamma) {
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const ConstraintRow& row = rows[r];
-    if (row.kind == Kind::coupling) {  // constant G: γ = 0
-      gamma(r) = 0.0;
-      continue;
-    }
-    const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
-    const Vec3 b = p.R * row.u, bdot = p.w.cross(b);
-    double bias;
-    if (row.kind == Kind::dot) {
-      // Φ̈ − G u̇ = ṅ·Δω + n·(ω̇0_c − ω̇0_p), n = a × b, ṅ = ȧ × b + a × ḃ.
-      const Vec3 a = c.R * row.w, adot = c.w.cross(a);
-      bias = (adot.cross(b) + a.cross(bdot)).dot(c.w - p.w) + a.cross(b).dot(c.dw0 - p.dw0);
-    } else {
-      // Φ̈ − G u̇ = (ω̇0_p × b + ω_p × ḃ)·d + 2 ḃ·ḋ + b·(a0_c − a0_p).
-      const Vec3 dist = c.x - p.x, ddot = c.v - p.v;
-      bias = (p.dw0.cross(b) + p.w.cross(bdot)).dot(dist) + 2.0 * bdot.dot(ddot) + b.dot(c.a0 - p.a0);
-    }
-    gamma(r) = -bias;
+double bias_row(const ConstraintRow& row, const ConstraintData& d) {
+  if (row.kind == Kind::coupling) return 0.0;  // constant G: γ = 0
+  const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
+  const Vec3 b = p.R * row.u, bdot = p.w.cross(b);
+  double bias;
+  if (row.kind == Kind::dot) {
+    // Φ̈ − G u̇ = ṅ·Δω + n·(ω̇0_c − ω̇0_p), n = a × b, ṅ = ȧ × b + a × ḃ.
+    const Vec3 a = c.R * row.w, adot = c.w.cross(a);
+    bias = (adot.cross(b) + a.cross(bdot)).dot(c.w - p.w) + a.cross(b).dot(c.dw0 - p.dw0);
+  } else {
+    // Φ̈ − G u̇ = (ω̇0_p × b + ω_p × ḃ)·d + 2 ḃ·ḋ + b·(a0_c − a0_p).
+    const Vec3 dist = c.x - p.x, ddot = c.v - p.v;
+    bias = (p.dw0.cross(b) + p.w.cross(bdot)).dot(dist) + 2.0 * bdot.dot(ddot) + b.dot(c.a0 - p.a0);
   }
+  return -bias;
+}
+
+void update_loop_motion(const Model& model, const KinematicsData& kin, ConstraintData& d, int k) {
+  frame_motion(kin, d.a0, model.loop_joints[k].parent, d.fp[k]);
+  frame_motion(kin, d.a0, model.loop_joints[k].child, d.fc[k]);
 }
 
 // Random configuration for the redundancy check: angles and offsets in [-π, π], unit quaternions.
@@ -246,7 +249,7 @@ ConstraintData::ConstraintData(const Model& model, const Constraints&)
 void constraint_position(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
                          Eigen::Ref<VecX> phi) {
   update_frames(model, kin, d);
-  position_rows(model, cons.kept(), kin, d, phi);
+  for (int r = 0; r < cons.rows(); ++r) phi(r) = position_row(model, cons.kept()[r], kin.q, d);
 }
 
 void constraint_jacobian(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
@@ -264,11 +267,81 @@ void constraint_bias(const Model& model, const Constraints& cons, const Kinemati
     d.a0[i] = kin.c[i];
     if (p >= 0) d.a0[i] += kin.X_parent[i].inv_act_motion(d.a0[p]);
   }
-  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
-    frame_motion(kin, d.a0, model.loop_joints[k].parent, d.fp[k]);
-    frame_motion(kin, d.a0, model.loop_joints[k].child, d.fc[k]);
+  for (int k = 0; k < static_cast<int>(model.loop_joints.size()); ++k) update_loop_motion(model, kin, d, k);
+  for (int r = 0; r < cons.rows(); ++r) gamma(r) = bias_row(cons.kept()[r], d);
+}
+
+ConstraintBlock ConstraintBlock::whole(const Model& model, const Constraints& cons) {
+  ConstraintBlock b;
+  for (int r = 0; r < cons.rows(); ++r) b.rows.push_back(r);
+  for (int k = 0; k < static_cast<int>(model.loop_joints.size()); ++k) b.loops.push_back(k);
+  for (int i = 0; i < model.nbodies; ++i) {
+    b.bodies.push_back(i);
+    b.first_column.push_back(model.v_index[i]);
   }
-  bias_rows(cons.kept(), d, gamma);
+  b.columns = model.nv;
+  return b;
+}
+
+ConstraintBlock ConstraintBlock::of(const Model& model, const Constraints& cons, std::vector<int> bodies,
+                                    const std::vector<int>& loop_joints, const std::vector<int>& couplings) {
+  ConstraintBlock b;
+  b.bodies = std::move(bodies);
+  for (int body : b.bodies) {
+    b.first_column.push_back(b.columns);
+    b.columns += model.nv_joint[body];
+  }
+  for (int r = 0; r < cons.rows(); ++r) {
+    const ConstraintRow& row = cons.kept()[r];
+    const std::vector<int>& owners = row.kind == Kind::coupling ? couplings : loop_joints;
+    if (std::find(owners.begin(), owners.end(), row.loop) != owners.end()) b.rows.push_back(r);
+  }
+  b.loops = loop_joints;
+  std::sort(b.loops.begin(), b.loops.end());
+  return b;
+}
+
+int ConstraintBlock::column_of(int body) const {
+  return first_column[std::lower_bound(bodies.begin(), bodies.end(), body) - bodies.begin()];
+}
+
+std::vector<int> ConstraintBlock::speeds(const Model& model) const {
+  std::vector<int> out;
+  for (int body : bodies)
+    for (int k = 0; k < model.nv_joint[body]; ++k) out.push_back(model.v_index[body] + k);
+  return out;
+}
+
+void block_position(const Model& model, const Constraints& cons, const ConstraintBlock& block,
+                    const KinematicsData& kin, ConstraintData& d, Eigen::Ref<VecX> phi) {
+  for (int k : block.loops) update_loop_frames(model, kin, d, k);
+  for (std::size_t r = 0; r < block.rows.size(); ++r) phi(r) = position_row(model, cons.kept()[block.rows[r]], kin.q, d);
+}
+
+void block_jacobian(const Model& model, const Constraints& cons, const ConstraintBlock& block,
+                    const KinematicsData& kin, ConstraintData& d, Eigen::Ref<MatX> G) {
+  for (int k : block.loops) update_loop_frames(model, kin, d, k);
+  G.setZero();
+  const auto local = [&](int body) { return block.column_of(body); };
+  for (std::size_t r = 0; r < block.rows.size(); ++r)
+    jacobian_row(model, cons.kept()[block.rows[r]], kin, d, G, static_cast<int>(r), local);
+}
+
+void block_bias(const Model& model, const Constraints& cons, const ConstraintBlock& block, const KinematicsData& kin,
+                ConstraintData& d, Eigen::Ref<VecX> gamma) {
+  for (int k : block.loops) update_loop_frames(model, kin, d, k);
+  // a0 = X⁻¹ a0_parent + c inside the block, zero on the bodies it hangs from.
+  for (int i : block.bodies) {
+    const int p = model.parent[i];
+    if (p >= 0 && !std::binary_search(block.bodies.begin(), block.bodies.end(), p)) d.a0[p].setZero();
+  }
+  for (int i : block.bodies) {
+    const int p = model.parent[i];
+    d.a0[i] = kin.c[i];
+    if (p >= 0) d.a0[i] += kin.X_parent[i].inv_act_motion(d.a0[p]);
+  }
+  for (int k : block.loops) update_loop_motion(model, kin, d, k);
+  for (std::size_t r = 0; r < block.rows.size(); ++r) gamma(r) = bias_row(cons.kept()[block.rows[r]], d);
 }
 
 RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX& q) {

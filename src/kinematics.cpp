@@ -11,48 +11,53 @@ KinematicsData::KinematicsData(const Model& model)
 
 void update_positions(const Model& model, KinematicsData& kin, const Eigen::Ref<const VecX>& q) {
   kin.q = q;
-  for (int i = 0; i < model.nbodies; ++i) {
-    const ModelJoint& mj = model.joints[i];
-    std::visit(
-        [&](const auto& k) {
-          constexpr int NV = std::decay_t<decltype(k)>::nv;
-          const double* qi = q.data() + model.q_index[i];
-          // X_parent = Tp Tj(q) Tc⁻¹; S = Tc S_joint.
-          const Transform Tj = k.transform(qi);
-          auto S = kin.S.template middleCols<NV>(model.v_index[i]);
-          // Tp Tj with Tp = (I, p) is (Rj, pj + p): skip the rotation product.
-          kin.X_parent[i] = mj.parent_frame_unrotated ? Transform{Tj.R, Tj.p + mj.parent_frame.p} : mj.parent_frame * Tj;
-          if (mj.child_frame_identity) {
-            S = k.subspace(qi);
-          } else {
-            kin.X_parent[i] = kin.X_parent[i] * mj.child_frame.inverse();
-            S.noalias() = mj.child_frame.motion_matrix() * k.subspace(qi);
-          }
-        },
-        mj.joint);
-    const int p = model.parent[i];
-    kin.X_world[i] = p < 0 ? kin.X_parent[i] : kin.X_world[p] * kin.X_parent[i];
-  }
+  for (int i = 0; i < model.nbodies; ++i) update_position(model, kin, q, i);
+}
+
+void update_position(const Model& model, KinematicsData& kin, const Eigen::Ref<const VecX>& q, int i) {
+  const ModelJoint& mj = model.joints[i];
+  std::visit(
+      [&](const auto& k) {
+        constexpr int NV = std::decay_t<decltype(k)>::nv;
+        const double* qi = q.data() + model.q_index[i];
+        // X_parent = Tp Tj(q) Tc⁻¹; S = Tc S_joint.
+        const Transform Tj = k.transform(qi);
+        auto S = kin.S.template middleCols<NV>(model.v_index[i]);
+        // Tp Tj with Tp = (I, p) is (Rj, pj + p): skip the rotation product.
+        kin.X_parent[i] = mj.parent_frame_unrotated ? Transform{Tj.R, Tj.p + mj.parent_frame.p} : mj.parent_frame * Tj;
+        if (mj.child_frame_identity) {
+          S = k.subspace(qi);
+        } else {
+          kin.X_parent[i] = kin.X_parent[i] * mj.child_frame.inverse();
+          S.noalias() = mj.child_frame.motion_matrix() * k.subspace(qi);
+        }
+      },
+      mj.joint);
+  const int p = model.parent[i];
+  kin.X_world[i] = p < 0 ? kin.X_parent[i] : kin.X_world[p] * kin.X_parent[i];
 }
 
 void update_velocities(const Model& model, KinematicsData& kin, const Eigen::Ref<const VecX>& q,
                        const Eigen::Ref<const VecX>& u) {
-  for (int i = 0; i < model.nbodies; ++i) {
-    const ModelJoint& mj = model.joints[i];
-    std::visit(
-        [&](const auto& k) {
-          constexpr int NV = std::decay_t<decltype(k)>::nv;
-          const int vi = model.v_index[i];
-          // vJ = S u_i; v_i = X⁻¹ v_parent + vJ; c_i = Ṡu + v_i × vJ (Featherstone eq 5.7).
-          Vec6 vJ = Vec6::Zero();
-          if constexpr (NV > 0) vJ.noalias() = kin.S.template middleCols<NV>(vi) * u.template segment<NV>(vi);
-          const int p = model.parent[i];
-          kin.v[i] = p < 0 ? vJ : Vec6(kin.X_parent[i].inv_act_motion(kin.v[p]) + vJ);
-          const Vec6 cJ = k.bias(q.data() + model.q_index[i], u.data() + vi);
-          kin.c[i] = (mj.child_frame_identity ? cJ : mj.child_frame.act_motion(cJ)) + cross_motion(kin.v[i], vJ);
-        },
-        mj.joint);
-  }
+  for (int i = 0; i < model.nbodies; ++i) update_velocity(model, kin, q, u, i);
+}
+
+void update_velocity(const Model& model, KinematicsData& kin, const Eigen::Ref<const VecX>& q,
+                     const Eigen::Ref<const VecX>& u, int i) {
+  const ModelJoint& mj = model.joints[i];
+  std::visit(
+      [&](const auto& k) {
+        constexpr int NV = std::decay_t<decltype(k)>::nv;
+        const int vi = model.v_index[i];
+        // vJ = S u_i; v_i = X⁻¹ v_parent + vJ; c_i = Ṡu + v_i × vJ (Featherstone eq 5.7).
+        Vec6 vJ = Vec6::Zero();
+        if constexpr (NV > 0) vJ.noalias() = kin.S.template middleCols<NV>(vi) * u.template segment<NV>(vi);
+        const int p = model.parent[i];
+        kin.v[i] = p < 0 ? vJ : Vec6(kin.X_parent[i].inv_act_motion(kin.v[p]) + vJ);
+        const Vec6 cJ = k.bias(q.data() + model.q_index[i], u.data() + vi);
+        kin.c[i] = (mj.child_frame_identity ? cJ : mj.child_frame.act_motion(cJ)) + cross_motion(kin.v[i], vJ);
+      },
+      mj.joint);
 }
 
 void body_accelerations(const Model& model, const KinematicsData& kin, const Eigen::Ref<const VecX>& udot,

@@ -39,6 +39,8 @@ namespace loopdyn {
 ///    θ = |ω| (for ω = 0: p ← p + R v).
 /// To first order in du this is q + Model::qdot(q, du). q (nq) is changed in place.
 void integrate_q(const Model& model, Eigen::Ref<VecX> q, const VecX& du);
+/// integrate_q for tree joint i alone, du_i pointing at its nv_joint[i] speed increments.
+void integrate_joint_q(const Model& model, Eigen::Ref<VecX> q, int i, const double* du_i);
 
 struct AssemblySettings {
   double tolerance = 1e-12;      ///< on ‖Φ‖∞; velocity: ‖G u‖∞ ≤ tolerance · max(1, max|G| ‖u‖∞)

@@ -76,6 +76,43 @@ void constraint_jacobian(const Model& model, const Constraints& cons, const Kine
 void constraint_bias(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
                      Eigen::Ref<VecX> gamma);
 
+/// Part of the kept rows with the bodies whose tree-joint speeds they act on: the rows of one
+/// aggregated body of constraint embedding (002 §4.2, whose loops close within its own bodies and
+/// the body they hang from), or every row of the model. A block's G has the speeds of its bodies
+/// as columns, in body order.
+struct ConstraintBlock {
+  std::vector<int> rows;          ///< indices into Constraints::kept()
+  std::vector<int> loops;         ///< loop joints with a row in `rows`, ascending
+  std::vector<int> bodies;        ///< ascending (parents before children)
+  std::vector<int> first_column;  ///< (bodies) column of each body's first speed
+  int columns = 0;                ///< number of speeds of `bodies`
+
+  /// Every kept row on every body: G is the model's m x nv Jacobian.
+  static ConstraintBlock whole(const Model& model, const Constraints& cons);
+  /// The kept rows of the given loop joints and couplings on `bodies` (ascending), which must hold
+  /// every tree joint those rows act on.
+  static ConstraintBlock of(const Model& model, const Constraints& cons, std::vector<int> bodies,
+                            const std::vector<int>& loop_joints, const std::vector<int>& couplings);
+  /// Column of body's first speed (the body must be in the block).
+  int column_of(int body) const;
+  /// The global speed index of each column.
+  std::vector<int> speeds(const Model& model) const;
+};
+
+/// Φ of the block's rows (coupling rows read kin.q). Positions of the block's bodies and of the
+/// bodies its loop joints attach to must be current.
+void block_position(const Model& model, const Constraints& cons, const ConstraintBlock& block,
+                    const KinematicsData& kin, ConstraintData& d, Eigen::Ref<VecX> phi);
+/// G of the block's rows on its columns (rows x columns). Overwrites G.
+void block_jacobian(const Model& model, const Constraints& cons, const ConstraintBlock& block,
+                    const KinematicsData& kin, ConstraintData& d, Eigen::Ref<MatX> G);
+/// γ of the block's rows. Φ of a block depends only on the block's coordinates (its loops close
+/// within it and the body it hangs from, and are invariant to rigid motions of that body), so the
+/// accelerations at u̇ = 0 are taken with zero spatial acceleration of the bodies outside the block:
+/// the result equals constraint_bias's rows. Positions and velocities must be current.
+void block_bias(const Model& model, const Constraints& cons, const ConstraintBlock& block, const KinematicsData& kin,
+                ConstraintData& d, Eigen::Ref<VecX> gamma);
+
 struct RankInfo {
   int rank = 0;
   int dof = 0;           ///< nv − rank

@@ -21,9 +21,15 @@ struct KinematicsData {
 
 /// X_parent, X_world and S from q.
 void update_positions(const Model& model, KinematicsData& kin, const Eigen::Ref<const VecX>& q);
+/// X_parent, X_world and S of body i alone (its parent's X_world must be current); kin.q is not
+/// touched. The loops of constraint embedding update one aggregated body at a time with it.
+void update_position(const Model& model, KinematicsData& kin, const Eigen::Ref<const VecX>& q, int i);
 /// v and c from q and u; positions must be current.
 void update_velocities(const Model& model, KinematicsData& kin, const Eigen::Ref<const VecX>& q,
                        const Eigen::Ref<const VecX>& u);
+/// v and c of body i alone (its parent's v must be current).
+void update_velocity(const Model& model, KinematicsData& kin, const Eigen::Ref<const VecX>& q,
+                     const Eigen::Ref<const VecX>& u, int i);
 /// Spatial accelerations of the bodies (body frames) from u̇; positions and velocities current.
 /// Gravity is not included.
 void body_accelerations(const Model& model, const KinematicsData& kin, const Eigen::Ref<const VecX>& udot,

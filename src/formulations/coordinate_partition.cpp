@@ -11,7 +11,6 @@ namespace loopdyn {
 
 namespace {
 
-
 // The first r entries of a permutation's order, ascending.
 std::vector<int> leading(const Eigen::VectorXi& order, int r) {
   std::vector<int> out(order.data(), order.data() + r);
@@ -21,37 +20,63 @@ std::vector<int> leading(const Eigen::VectorXi& order, int r) {
 
 }  // namespace
 
-CoordinatePartition::CoordinatePartition(const Model& model, const Constraints& constraints,
-                                         const FormulationSettings& settings, Reporter report)
-    : model_(model), cons_(constraints), settings_(settings), report_(std::move(report)), kin_(model),
-      data_(model, constraints), q_(model.neutral_q()), u_(VecX::Zero(model.nv)), phi_(VecX::Zero(constraints.rows())), du_(VecX::Zero(model.nv)),
-      G_(MatX::Zero(constraints.rows(), model.nv)), full_lu_(constraints.rows(), model.nv) {
-  // Until the first analysis chooses (and always without constraints): every speed independent.
-  for (int k = 0; k < model.nv; ++k) independent_.push_back(k);
-  rhs_block_.resize(0, model.nv);
-  sol_block_.resize(0, model.nv);
+BlockPartition::BlockPartition(const Model& model, const Constraints& constraints, ConstraintBlock block,
+                               const FormulationSettings& settings, PartitionReporter report)
+    : model_(model), cons_(constraints), block_(std::move(block)), settings_(settings), report_(std::move(report)),
+      speeds_(block_.speeds(model)), phi_(VecX::Zero(block_.rows.size())), du_(VecX::Zero(block_.columns)),
+      G_(MatX::Zero(block_.rows.size(), block_.columns)), G_allowed_(G_),
+      full_lu_(block_.rows.size(), block_.columns) {
+  for (int k : speeds_) {
+    const bool pinned = model.joints[model.v_body[k]].independent;
+    unpinned_.push_back(!pinned);
+    has_pins_ = has_pins_ || pinned;
+  }
+  // Until the first analysis chooses (and always without rows): every speed independent.
+  for (int k = 0; k < block_.columns; ++k) independent_.push_back(k);
+  rhs_block_.resize(0, block_.columns);
+  sol_block_.resize(0, block_.columns);
 }
 
-void CoordinatePartition::choose(double t) {
+int BlockPartition::pivot(const std::vector<char>* allowed, std::vector<int>& rows, std::vector<int>& dependent) {
   // Eq 11: full pivoting on G; P G Q = L U, row k of P G is G's row P⁻¹(k), column k of G Q is
-  // G's column Q(k).
+  // G's column Q(k). Columns outside `allowed` are zeroed, so no pivot falls on them.
+  if (allowed) {
+    G_allowed_ = G_;
+    for (int k = 0; k < block_.columns; ++k)
+      if (!(*allowed)[k]) G_allowed_.col(k).setZero();
+  }
   full_lu_.setThreshold(1e-10);
-  full_lu_.compute(G_);
+  full_lu_.compute(allowed ? G_allowed_ : G_);
   const int r = static_cast<int>(full_lu_.rank());
-  const std::vector<int> old_independent = independent_;
   const Eigen::PermutationMatrix<Eigen::Dynamic> row_order = full_lu_.permutationP().inverse();
-  rows_ = leading(row_order.indices(), r);
-  dependent_ = leading(full_lu_.permutationQ().indices(), r);
+  rows = leading(row_order.indices(), r);
+  dependent = leading(full_lu_.permutationQ().indices(), r);
+  return r;
+}
+
+void BlockPartition::choose(double t) {
+  const std::vector<int> old_independent = independent_;
+  int r = pivot(nullptr, rows_, dependent_);
+  if (has_pins_) {
+    std::vector<int> rows, dependent;
+    if (pivot(&unpinned_, rows, dependent) == r) {
+      rows_ = std::move(rows);
+      dependent_ = std::move(dependent);
+    } else if (report_) {
+      report_(t, "the speeds of joints marked independent cannot all stay independent here (" + loop_list() +
+                     "): one of them is taken as dependent");
+    }
+  }
   independent_.clear();
-  for (int k = 0, d = 0; k < model_.nv; ++k) {
+  for (int k = 0, d = 0; k < block_.columns; ++k) {
     if (d < r && dependent_[d] == k) ++d;
     else independent_.push_back(k);
   }
-  const int ni = model_.nv - r;
+  const int ni = block_.columns - r;
   phi_rows_.resize(r);
   rhs_.resize(r);
   x_.resize(r);
-  block_.resize(r, r);
+  block_mat_.resize(r, r);
   rhs_block_.resize(r, ni);
   sol_block_.resize(r, ni);
   block_lu_.resize(r);
@@ -60,23 +85,23 @@ void CoordinatePartition::choose(double t) {
   chosen_condition_ = factor_dependent_block();
   if (!first && old_independent != independent_ && report_) {
     std::ostringstream s;
-    s << "independent speeds chosen again: " << speed_list(independent_) << " (were " << speed_list(old_independent)
-      << "), constraint rank " << r << " of " << cons_.rows() << ", dependent block condition number "
-      << chosen_condition_;
+    s << "independent speeds chosen again (" << loop_list() << "): " << speed_list(independent_) << " (were "
+      << speed_list(old_independent) << "), constraint rank " << r << " of " << block_.rows.size()
+      << ", dependent block condition number " << chosen_condition_;
     report_(t, s.str());
   }
 }
 
-double CoordinatePartition::factor_dependent_block() {
+double BlockPartition::factor_dependent_block() {
   const int r = rank();
   if (r == 0) return 1.0;
   for (int j = 0; j < r; ++j)
-    for (int i = 0; i < r; ++i) block_(i, j) = G_(rows_[i], dependent_[j]);
-  block_lu_.compute(block_);
+    for (int i = 0; i < r; ++i) block_mat_(i, j) = G_(rows_[i], dependent_[j]);
+  block_lu_.compute(block_mat_);
   return block_lu_.condition();
 }
 
-void CoordinatePartition::factor_or_choose(double t) {
+void BlockPartition::factor_or_choose(double t) {
   if (!chosen_) return choose(t);
   // The reference is the best condition seen since the choice, so a block that recovers and
   // degrades again is compared with its own best.
@@ -85,16 +110,30 @@ void CoordinatePartition::factor_or_choose(double t) {
   if (condition > settings_.partition_condition_growth * chosen_condition_) choose(t);
 }
 
-void CoordinatePartition::analyse(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
-  const int m = cons_.rows();
+void BlockPartition::update_positions_of_block(KinematicsData& kin) const {
+  for (int b : block_.bodies) update_position(model_, kin, kin.q, b);
+}
+
+void BlockPartition::newton_step(KinematicsData& kin) {
+  // Eqs 12-13: G_RD Δu_D = −Φ_R, then q ← integrate_q(q, Δu) on the block's joints.
+  for (int i = 0; i < rank(); ++i) phi_rows_(i) = -phi_(rows_[i]);
+  block_lu_.solve(phi_rows_, x_);
+  du_.setZero();
+  for (int j = 0; j < rank(); ++j) du_(dependent_[j]) = x_(j);
+  for (std::size_t k = 0; k < block_.bodies.size(); ++k)
+    integrate_joint_q(model_, kin.q, block_.bodies[k], du_.data() + block_.first_column[k]);
+  update_positions_of_block(kin);
+}
+
+void BlockPartition::analyse(double t, KinematicsData& kin, ConstraintData& data, Eigen::Ref<VecX> u) {
   iterations_ = 0;
-  update_positions(model_, kin_, q);
-  if (m > 0) {
+  update_positions_of_block(kin);
+  if (!block_.rows.empty()) {
     const double tol = settings_.position_tolerance;
     bool rechosen_for_rank = false;
     for (;;) {
-      constraint_position(model_, cons_, kin_, data_, phi_);
-      constraint_jacobian(model_, cons_, kin_, data_, G_);
+      block_position(model_, cons_, block_, kin, data, phi_);
+      block_jacobian(model_, cons_, block_, kin, data, G_);
       factor_or_choose(t);  // 001 §2.2: re-selection when G_RD becomes ill conditioned
       if (inf_norm(phi_) <= tol) break;
       double dependent_error = 0.0;
@@ -107,13 +146,7 @@ void CoordinatePartition::analyse(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX>
         continue;
       }
       if (iterations_ == settings_.max_position_iterations) break;
-      // Eqs 12-13: G_RD Δu_D = −Φ_R.
-      for (int i = 0; i < rank(); ++i) phi_rows_(i) = -phi_(rows_[i]);
-      block_lu_.solve(phi_rows_, x_);
-      du_.setZero();
-      for (int j = 0; j < rank(); ++j) du_(dependent_[j]) = x_(j);
-      integrate_q(model_, q, du_);
-      update_positions(model_, kin_, q);
+      newton_step(kin);
       ++iterations_;
     }
     if (!(inf_norm(phi_) <= tol)) {
@@ -121,18 +154,91 @@ void CoordinatePartition::analyse(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX>
       const double err = phi_.cwiseAbs().maxCoeff(&worst);
       std::ostringstream s;
       s << "position analysis did not converge at t = " << t << " after " << iterations_ << " Newton iterations: "
-        << row_owner(model_, cons_.kept()[worst]) << " residual " << err << " (tolerance " << tol
+        << row_owner(model_, cons_.kept()[block_.rows[worst]]) << " residual " << err << " (tolerance " << tol
         << "); the loops cannot close for these independent coordinates";
       throw std::runtime_error(s.str());
     }
     // Eq 14 (Φ_t = 0): G_RD u_D = −G_RI u_I, with G and the LU of G_RD at the converged q.
     rhs_.setZero();
     for (int k : independent_)
-      for (int i = 0; i < rank(); ++i) rhs_(i) -= G_(rows_[i], k) * u(k);
+      for (int i = 0; i < rank(); ++i) rhs_(i) -= G_(rows_[i], k) * u(speeds_[k]);
     block_lu_.solve(rhs_, x_);
-    for (int j = 0; j < rank(); ++j) u(dependent_[j]) = x_(j);
+    for (int j = 0; j < rank(); ++j) u(speeds_[dependent_[j]]) = x_(j);
   }
-  update_velocities(model_, kin_, q, u);
+  for (int b : block_.bodies) update_velocity(model_, kin, kin.q, u, b);
+}
+
+void BlockPartition::partial_velocity_matrix(MatX& B) {
+  const int r = rank(), ni = block_.columns - r;
+  if (B.rows() != block_.columns || B.cols() != ni) B.resize(block_.columns, ni);
+  B.setZero();
+  for (int k = 0; k < ni; ++k) {
+    B(independent_[k], k) = 1.0;
+    for (int i = 0; i < r; ++i) rhs_block_(i, k) = -G_(rows_[i], independent_[k]);
+  }
+  if (r == 0) return;
+  block_lu_.solve(rhs_block_, sol_block_);  // B_D = −G_RD⁻¹ G_RI (eq 18)
+  for (int k = 0; k < ni; ++k)
+    for (int j = 0; j < r; ++j) B(dependent_[j], k) = sol_block_(j, k);
+}
+
+void BlockPartition::particular_solution(const VecX& gamma, VecX& x) {
+  x.setZero(block_.columns);
+  const int r = rank();
+  if (r == 0) return;
+  for (int i = 0; i < r; ++i) rhs_(i) = gamma(rows_[i]);
+  block_lu_.solve(rhs_, x_);
+  for (int j = 0; j < r; ++j) x(dependent_[j]) = x_(j);
+}
+
+void BlockPartition::multipliers(const VecX& b, VecX& lambda) {
+  lambda.setZero(block_.rows.size());
+  const int r = rank();
+  if (r == 0) return;
+  for (int j = 0; j < r; ++j) rhs_(j) = b(dependent_[j]);
+  block_lu_.solve_transposed(rhs_, x_);  // eq 24: G_RDᵀ λ_R = b_D
+  for (int i = 0; i < r; ++i) lambda(rows_[i]) = x_(i);
+}
+
+std::string BlockPartition::speed_list(const std::vector<int>& columns) const {
+  const std::vector<std::string> names = model_.coordinate_names();
+  std::string out;
+  for (int k : columns) out.append(out.empty() ? "" : ", ").append(names[model_.nq + speeds_[k]]);
+  return out;
+}
+
+std::string BlockPartition::loop_list() const {
+  std::string out = "loops ";
+  bool first = true;
+  for (int r : block_.rows) {
+    const ConstraintRow& row = cons_.kept()[r];
+    const std::string& name =
+        row.kind == ConstraintRow::Kind::coupling ? model_.couplings[row.loop].name : model_.loop_joints[row.loop].name;
+    const std::string quoted = "'" + name + "'";
+    if (out.find(quoted) != std::string::npos) continue;
+    out.append(first ? "" : ", ").append(quoted);
+    first = false;
+  }
+  return out;
+}
+
+CoordinatePartition::CoordinatePartition(const Model& model, const Constraints& constraints, KinematicsData& kin,
+                                         const FormulationSettings& settings, PartitionReporter report)
+    : CoordinatePartition(model, constraints, kin, {ConstraintBlock::whole(model, constraints)}, settings,
+                          std::move(report)) {}
+
+CoordinatePartition::CoordinatePartition(const Model& model, const Constraints& constraints, KinematicsData& kin,
+                                         const std::vector<ConstraintBlock>& blocks,
+                                         const FormulationSettings& settings, PartitionReporter report)
+    : kin_(kin), data_(model, constraints), q_(model.neutral_q()), u_(VecX::Zero(model.nv)) {
+  blocks_.reserve(blocks.size());
+  for (const ConstraintBlock& b : blocks) blocks_.emplace_back(model, constraints, b, settings, report);
+}
+
+void CoordinatePartition::analyse(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  kin_.q = q;
+  for (BlockPartition& b : blocks_) b.analyse(t, kin_, data_, u);
+  q = kin_.q;
 }
 
 void CoordinatePartition::complete(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
@@ -149,36 +255,6 @@ void CoordinatePartition::prepare(double t, const VecX& q, const VecX& u) {
   q_ = q;
   u_ = u;
   analyse(t, q_, u_);
-}
-
-void CoordinatePartition::partial_velocity_matrix(MatX& B) {
-  const int r = rank(), ni = model_.nv - r;
-  if (B.rows() != model_.nv || B.cols() != ni) B.resize(model_.nv, ni);
-  B.setZero();
-  for (int k = 0; k < ni; ++k) {
-    B(independent_[k], k) = 1.0;
-    for (int i = 0; i < r; ++i) rhs_block_(i, k) = -G_(rows_[i], independent_[k]);
-  }
-  if (r == 0) return;
-  block_lu_.solve(rhs_block_, sol_block_);  // B_D = −G_RD⁻¹ G_RI (eq 18)
-  for (int k = 0; k < ni; ++k)
-    for (int j = 0; j < r; ++j) B(dependent_[j], k) = sol_block_(j, k);
-}
-
-void CoordinatePartition::multipliers(const VecX& b, VecX& lambda) {
-  lambda.setZero(cons_.rows());
-  const int r = rank();
-  if (r == 0) return;
-  for (int j = 0; j < r; ++j) rhs_(j) = b(dependent_[j]);
-  block_lu_.solve_transposed(rhs_, x_);  // eq 24: G_RDᵀ λ_R = b_D
-  for (int i = 0; i < r; ++i) lambda(rows_[i]) = x_(i);
-}
-
-std::string CoordinatePartition::speed_list(const std::vector<int>& speeds) const {
-  const std::vector<std::string> names = model_.coordinate_names();
-  std::string out;
-  for (int k : speeds) out.append(out.empty() ? "" : ", ").append(names[model_.nq + k]);
-  return out;
 }
 
 }  // namespace loopdyn

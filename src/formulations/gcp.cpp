@@ -11,8 +11,8 @@ FormulationSettings without_baumgarte(FormulationSettings s) {
 }  // namespace
 
 Gcp::Gcp(const Model& model, const FormulationSettings& settings)
-    : dense_(model, without_baumgarte(settings)),
-      partition_(model, dense_.constraints(), settings,
+    : dense_(model, without_baumgarte(settings)), kin_(model),
+      partition_(model, dense_.constraints(), kin_, settings,
                  [this](double t, std::string message) { report(t, message.insert(0, "gcp: ")); }) {
   dense_.set_event_sink([this](const FormulationEvent& e) { report(e.t, std::string("gcp: ").append(e.message)); });
 }

@@ -3,8 +3,8 @@
 namespace loopdyn {
 
 Nullspace::Nullspace(const Model& model, const FormulationSettings& settings)
-    : model_(model), cons_(model),
-      partition_(model, cons_, settings,
+    : model_(model), cons_(model), kin_(model),
+      partition_(model, cons_, kin_, settings,
                  [this](double t, std::string message) { report(t, message.insert(0, "nullspace: ")); }),
       forces_(model), rnea_(model), crba_(model), M_(model.nv, model.nv), A_(model.nv, model.nv), Q_(model.nv),
       gamma_(cons_.rows()), rhs_(model.nv), b_(model.nv), lambda_(VecX::Zero(cons_.rows())),

@@ -24,6 +24,7 @@ class Gcp final : public Formulation {
 
  private:
   LagrangeDense dense_;
+  KinematicsData kin_;  ///< of the analyses
   CoordinatePartition partition_;
 };
 

@@ -31,6 +31,7 @@ class Nullspace final : public Formulation {
  private:
   const Model& model_;
   const Constraints cons_;
+  KinematicsData kin_;
   CoordinatePartition partition_;
   ForceData forces_;
   RneaData rnea_;
