@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "loopdyn/formulations/embedding.hpp"
 #include "loopdyn/formulations/lagrange_dense.hpp"
 #include "loopdyn/formulations/gcp.hpp"
 #include "loopdyn/formulations/lagrange_on.hpp"
@@ -23,6 +24,7 @@ std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model
   if (name == "lagrange-on") return std::make_unique<LagrangeOn>(model, settings);
   if (name == "gcp") return std::make_unique<Gcp>(model, settings);
   if (name == "nullspace") return std::make_unique<Nullspace>(model, settings);
+  if (name == "embedding") return std::make_unique<Embedding>(model, settings);
   const auto& names = formulation_names();
   if (std::find(names.begin(), names.end(), name) != names.end())
     throw ModelError("method '" + std::string(name) + "' is not implemented yet");

@@ -6,6 +6,7 @@
 #include "loopdyn/tree_dynamics.hpp"
 
 #include <Eigen/Cholesky>
+#include <algorithm>
 #include <stdexcept>
 
 namespace loopdyn {
@@ -37,17 +38,126 @@ int last_loaded_body(const Model& model, const Eigen::Ref<const VecX>& tau, cons
   return -1;
 }
 
-}  // namespace
+AggregatedBody* aggregated(AggregatedTree* tree, int body) {
+  if (!tree) return nullptr;
+  const int n = tree->node_of_body[body];
+  return n < 0 ? nullptr : &tree->nodes[n];
+}
 
-AbaData::AbaData(const Model& model)
-    : kin(model), Ia(model.nbodies), Ia_proj(model.nbodies), U(Mat6X::Zero(6, model.nv)),
-      Dinv(model.nbodies, Mat6::Zero()), pv(model.nbodies), pa(model.nbodies), a(model.nbodies),
-      tau_eff(VecX::Zero(model.nv)) {}
+// Applies f to the columns of a 6 x k block: out.col(c) op= f(in.col(c)).
+template <class In, class Out, class F>
+void add_columns(const In& in, Out&& out, F&& f) {
+  for (Eigen::Index c = 0; c < in.cols(); ++c) out.col(c) += f(Vec6(in.col(c)));
+}
 
-void aba_factor(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q) {
-  update_positions(model, d.kin, q);
+// Eq 50 for aggregated body S hanging from p: P_S of its bodies (their articulated inertias,
+// children included, block diagonal over the bodies), D_S = H_RSᵀ P_S H_RS (eq 51), and
+// τ̄_S P_S = Σ φ P φ* − U D⁻¹ Uᵀ with U = Σ φ P H carried to p's frame.
+void factor_aggregated(const Model& model, AbaData& d, AggregatedBody& g) {
+  const int nb = static_cast<int>(g.bodies.size());
+  const Eigen::Index nbeta = g.X.cols();
+  if (g.H.cols() != nbeta) {
+    g.H.resize(6 * nb, nbeta);
+    g.F.resize(6 * nb, nbeta);
+    g.U.resize(6, nbeta);
+    g.Dinv.resize(nbeta, nbeta);
+    g.eps.resize(nbeta);
+    g.beta_dd.resize(nbeta);
+  }
+  // H of each body from the top down: H_b = φ* H_parent + S_b X_b (eq 29 with eq 25).
+  for (int j = 0; j < nb; ++j) {
+    const int b = g.bodies[j], lp = g.local_parent[j];
+    auto Hj = g.H.middleRows(6 * j, 6);
+    Hj.noalias() = d.kin.S.middleCols(model.v_index[b], model.nv_joint[b]) *
+                   g.X.middleRows(g.first[j], model.nv_joint[b]);
+    if (lp >= 0)
+      add_columns(g.H.middleRows(6 * lp, 6), Hj, [&](const Vec6& h) { return d.kin.X_parent[b].inv_act_motion(h); });
+  }
+  // Bottom up: D = Σ Hᵀ P H; C and F gather P and P H towards the top, then into p's frame.
+  g.F.setZero();
+  g.U.setZero();
+  g.Ia_proj.setZero();
+  g.Dinv.setZero();  // holds D until it is factored
+  for (Mat6& C : g.C) C.setZero();
+  for (int j = nb - 1; j >= 0; --j) {
+    const int b = g.bodies[j], lp = g.local_parent[j];
+    const auto Hj = g.H.middleRows(6 * j, 6);
+    auto Fj = g.F.middleRows(6 * j, 6);
+    Fj.noalias() += d.Ia[b] * Hj;
+    g.Dinv.noalias() += Hj.transpose() * d.Ia[b] * Hj;
+    g.C[j] += d.Ia[b];
+    const Transform& X = d.kin.X_parent[b];
+    Mat6& C_up = lp >= 0 ? g.C[lp] : g.Ia_proj;
+    C_up += X.act_inertia(g.C[j]);
+    if (lp >= 0) add_columns(Fj, g.F.middleRows(6 * lp, 6), [&](const Vec6& f) { return X.act_force(f); });
+    else add_columns(Fj, g.U, [&](const Vec6& f) { return X.act_force(f); });
+  }
+  g.llt.compute(g.Dinv);
+  if (g.llt.info() != Eigen::Success || !g.Dinv.allFinite())
+    throw std::runtime_error("articulated inertia of the aggregated body of '" + model.body_name[g.bodies.front()] +
+                             "' is singular along its independent speeds");
+  g.Dinv.setIdentity();
+  g.llt.solveInPlace(g.Dinv);
+  g.Ia_proj.noalias() -= g.U * g.Dinv * g.U.transpose();
+  if (g.parent_body >= 0) d.Ia[g.parent_body] += g.Ia_proj;
+}
+
+// Eqs 54-55 at aggregated body S: a_S (abar) from the top down, z = P a_S + b summed towards the
+// top, ε_S = Xᵀ τ_S − H_RSᵀ z (own terms of each body), and the bias force passed to p:
+// Σ φ z + U D⁻¹ ε.
+void bias_aggregated(const Model& model, AbaData& d, AggregatedBody& g, const Eigen::Ref<const VecX>& tau,
+                     bool with_bias) {
+  const int nb = static_cast<int>(g.bodies.size());
+  for (int j = 0; j < nb; ++j) {
+    const int b = g.bodies[j], lp = g.local_parent[j];
+    Vec6& ab = g.abar[j];
+    ab = lp >= 0 ? d.kin.X_parent[b].inv_act_motion(g.abar[lp]) : Vec6::Zero();
+    if (with_bias)
+      ab += d.kin.c[b] + d.kin.S.middleCols(model.v_index[b], model.nv_joint[b]) *
+                             g.x.segment(g.first[j], model.nv_joint[b]);
+  }
+  g.eps.setZero();
+  for (std::size_t r = 0; r < g.speeds.size(); ++r) g.eps.noalias() += g.X.row(r).transpose() * tau(g.speeds[r]);
+  for (Vec6& z : g.z) z.setZero();
+  Vec6 z_top = Vec6::Zero();
+  for (int j = nb - 1; j >= 0; --j) {
+    const int b = g.bodies[j], lp = g.local_parent[j];
+    const Vec6 own = d.Ia[b] * g.abar[j] + d.pa[b];
+    g.eps.noalias() -= g.H.middleRows(6 * j, 6).transpose() * own;
+    g.z[j] += own;
+    (lp >= 0 ? g.z[lp] : z_top) += d.kin.X_parent[b].act_force(g.z[j]);
+  }
+  if (g.parent_body >= 0) d.pa[g.parent_body] += z_top + g.U * (g.Dinv * g.eps);
+}
+
+// Eq 56 at aggregated body S: θ̈_RS = D⁻¹(ε − Uᵀ α_p), θ̈_S = X θ̈_RS + x, and the accelerations
+// of its bodies from the top down.
+void accelerate_aggregated(const Model& model, AbaData& d, AggregatedBody& g, const Vec6& a_ground, bool with_bias,
+                           Eigen::Ref<VecX> udot) {
+  const Vec6& ap = g.parent_body < 0 ? a_ground : d.a[g.parent_body];
+  g.beta_dd.noalias() = g.Dinv * (g.eps - g.U.transpose() * ap);
+  g.theta_dd.noalias() = g.X * g.beta_dd;
+  if (with_bias) g.theta_dd += g.x;
+  for (std::size_t j = 0; j < g.bodies.size(); ++j) {
+    const int b = g.bodies[j], lp = g.local_parent[j], nv = model.nv_joint[b];
+    const auto th = g.theta_dd.segment(g.first[j], nv);
+    Vec6 ab = d.kin.X_parent[b].inv_act_motion(lp >= 0 ? d.a[g.bodies[lp]] : ap);
+    if (with_bias) ab += d.kin.c[b];
+    ab.noalias() += d.kin.S.middleCols(model.v_index[b], nv) * th;
+    d.a[b] = ab;
+    udot.segment(model.v_index[b], nv) = th;
+  }
+}
+
+// Backward sweep of articulated inertias (Featherstone Table 7.1; Jain 002 eq 42, and eq 50 at
+// an aggregated body, which is visited at its top body, after every body below it).
+void factor_sweep(const Model& model, AbaData& d, AggregatedTree* tree) {
   for (int i = 0; i < model.nbodies; ++i) d.Ia[i] = model.inertia[i];
   for (int i = model.nbodies - 1; i >= 0; --i) {
+    if (AggregatedBody* g = aggregated(tree, i)) {
+      if (i == g->bodies.front()) factor_aggregated(model, d, *g);
+      continue;
+    }
     for_joint(model, i, [&](auto nv) {
       constexpr int NV = decltype(nv)::value;
       d.Ia_proj[i] = d.Ia[i];
@@ -71,21 +181,21 @@ void aba_factor(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q)
   }
 }
 
-void aba_velocity(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u) {
-  update_velocities(model, d.kin, q, u);
-  // pv = v ×* I v.
-  for (int i = 0; i < model.nbodies; ++i) d.pv[i] = cross_force(d.kin.v[i], model.inertia[i] * d.kin.v[i]);
-}
-
-void aba_solve(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& tau, const Mat6X* fext, Bias bias,
-               Eigen::Ref<VecX> udot) {
+// Articulated bias forces tip to base, accelerations base to tip (Featherstone Table 7.1; Jain 002
+// Algorithm 6.1, and eqs 54-57 at an aggregated body).
+void solve_sweep(const Model& model, AbaData& d, AggregatedTree* tree, const Eigen::Ref<const VecX>& tau,
+                 const Mat6X* fext, Bias bias, Eigen::Ref<VecX> udot) {
   const bool with_bias = bias == Bias::yes;
-  const int last = last_loaded_body(model, tau, fext, bias);
+  const int last = tree ? model.nbodies - 1 : last_loaded_body(model, tau, fext, bias);
   for (int i = 0; i <= last; ++i) d.pa[i] = (with_bias ? d.pv[i] : Vec6::Zero()) - fext_col(fext, i);
   const int v_end = last < 0 ? 0 : model.v_index[last] + model.nv_joint[last];
   d.tau_eff.tail(model.nv - v_end).setZero();
   // Backward: τ_eff = τ − Sᵀ pa; pa_parent += X*(pa + Ia_proj c + U D⁻¹ τ_eff).
   for (int i = last; i >= 0; --i) {
+    if (AggregatedBody* g = aggregated(tree, i)) {
+      if (i == g->bodies.front()) bias_aggregated(model, d, *g, tau, with_bias);
+      continue;
+    }
     const int p = model.parent[i];
     for_joint(model, i, [&](auto nv) {
       constexpr int NV = decltype(nv)::value;
@@ -104,6 +214,10 @@ void aba_solve(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& tau
   // Forward: a' = X⁻¹ a_parent + c; u̇ = D⁻¹(τ_eff − Uᵀ a'); a = a' + S u̇.
   const Vec6 a_ground = ground_acceleration(model, bias);
   for (int i = 0; i < model.nbodies; ++i) {
+    if (AggregatedBody* g = aggregated(tree, i)) {
+      if (i == g->bodies.front()) accelerate_aggregated(model, d, *g, a_ground, with_bias, udot);
+      continue;
+    }
     const int p = model.parent[i];
     Vec6 ai = d.kin.X_parent[i].inv_act_motion(p < 0 ? a_ground : d.a[p]);
     if (with_bias) ai += d.kin.c[i];
@@ -119,6 +233,52 @@ void aba_solve(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& tau
     });
     d.a[i] = ai;
   }
+}
+
+}  // namespace
+
+AggregatedBody::AggregatedBody(const Model& model, std::vector<int> bodies_in)
+    : bodies(std::move(bodies_in)), C(bodies.size()), abar(bodies.size()), z(bodies.size()) {
+  parent_body = model.parent[bodies.front()];
+  for (int b : bodies) {
+    const auto it = std::find(bodies.begin(), bodies.end(), model.parent[b]);
+    local_parent.push_back(it == bodies.end() ? -1 : static_cast<int>(it - bodies.begin()));
+    first.push_back(static_cast<int>(speeds.size()));
+    for (int k = 0; k < model.nv_joint[b]; ++k) speeds.push_back(model.v_index[b] + k);
+  }
+  theta_dd.resize(speeds.size());
+}
+
+AbaData::AbaData(const Model& model)
+    : kin(model), Ia(model.nbodies), Ia_proj(model.nbodies), U(Mat6X::Zero(6, model.nv)),
+      Dinv(model.nbodies, Mat6::Zero()), pv(model.nbodies), pa(model.nbodies), a(model.nbodies),
+      tau_eff(VecX::Zero(model.nv)) {}
+
+void aba_factor(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q) {
+  update_positions(model, d.kin, q);
+  factor_sweep(model, d, nullptr);
+}
+
+void aba_factor(const Model& model, AbaData& d, AggregatedTree& tree) { factor_sweep(model, d, &tree); }
+
+void aba_velocity(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u) {
+  update_velocities(model, d.kin, q, u);
+  aba_velocity_products(model, d);
+}
+
+void aba_velocity_products(const Model& model, AbaData& d) {
+  // pv = v ×* I v.
+  for (int i = 0; i < model.nbodies; ++i) d.pv[i] = cross_force(d.kin.v[i], model.inertia[i] * d.kin.v[i]);
+}
+
+void aba_solve(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& tau, const Mat6X* fext, Bias bias,
+               Eigen::Ref<VecX> udot) {
+  solve_sweep(model, d, nullptr, tau, fext, bias, udot);
+}
+
+void aba_solve(const Model& model, AbaData& d, AggregatedTree& tree, const Eigen::Ref<const VecX>& tau,
+               const Mat6X* fext, Bias bias, Eigen::Ref<VecX> udot) {
+  solve_sweep(model, d, &tree, tau, fext, bias, udot);
 }
 
 void aba(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u,

@@ -20,7 +20,7 @@ using test::near;
 // accelerations and 1e-8 on multipliers (the bounds) leave several digits of margin.
 constexpr double acc_tol = 1e-9, lambda_tol = 1e-8;
 
-const std::vector<std::string> methods{"lagrange-dense", "lagrange-on", "gcp", "nullspace"};
+const std::vector<std::string> methods{"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding"};
 
 // One formulation's u̇ (and λ) at (q, u).
 struct Solved {

@@ -7,6 +7,7 @@
 // Nothing here allocates after the workspace is constructed.
 #pragma once
 
+#include <Eigen/Cholesky>
 #include <vector>
 
 #include "loopdyn/kinematics.hpp"
@@ -27,6 +28,39 @@ struct AbaData {
   VecX tau_eff;               ///< (nv) τ − Sᵀ pa
 };
 
+/// An aggregated body of constraint embedding (Jain 002 §4.3, §6-7) as the articulated-body sweeps
+/// see it: bodies whose tree-joint speeds θ (in body order) are θ = X β + x with independent
+/// speeds β (002 eq 25; x = Ẋ θ̇_R of eq 30, from the acceleration constraint). The embedding
+/// formulation fills X and x before every factor and solve; the sweeps own the rest.
+struct AggregatedBody {
+  AggregatedBody(const Model& model, std::vector<int> bodies);
+  std::vector<int> bodies;  ///< ascending
+  std::vector<int> local_parent;  ///< (bodies) local index of each body's parent, −1 = parent_body
+  std::vector<int> first;   ///< (bodies) row of each body's first speed in θ
+  std::vector<int> speeds;  ///< (nθ) global speed of each row of θ
+  int parent_body = -1;     ///< the body all top bodies hang from, −1 = ground
+  MatX X;                   ///< (nθ x nβ)
+  VecX x;                   ///< (nθ)
+  // Sweep workspace (resized only when nβ changes).
+  MatX H;                   ///< (6·bodies x nβ) H_RS of eq 29: each body's velocity per unit β, body frame
+  MatX F;                   ///< (6·bodies x nβ) P H accumulated towards the top (body frames)
+  std::vector<Mat6> C;      ///< (bodies) P accumulated towards the top: Σ φ P φ*
+  std::vector<Vec6> abar;   ///< (bodies) acceleration at β̈ = 0 relative to parent_body (a_S of eq 30)
+  std::vector<Vec6> z;      ///< (bodies) z of eq 54 accumulated towards the top
+  Mat6X U;                  ///< (6 x nβ) G_S D_S, in parent_body's frame
+  Mat6 Ia_proj;             ///< τ̄_S P_S of eq 50, in parent_body's frame
+  MatX Dinv;                ///< (nβ x nβ) D_S⁻¹ (eq 51)
+  VecX eps, beta_dd, theta_dd;  ///< ε_S (nβ), θ̈_RS (nβ) and θ̈_S (nθ) of eqs 54-56
+  Eigen::LLT<MatX> llt;
+};
+
+/// The aggregated bodies of a tree and, per body, its aggregated body (−1 = a single body, which
+/// the sweeps treat exactly as in `tree`).
+struct AggregatedTree {
+  std::vector<AggregatedBody> nodes;
+  std::vector<int> node_of_body;  ///< (nbodies)
+};
+
 /// Whether a solve includes velocity products and gravity (`yes`) or maps forces alone (`no`,
 /// the linear part used for constraint-force responses).
 enum class Bias { yes, no };
@@ -35,9 +69,18 @@ enum class Bias { yes, no };
 void aba_factor(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q);
 /// Velocities and velocity-product terms (needs aba_factor at the same q).
 void aba_velocity(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u);
+/// The velocity-product forces of aba_velocity alone, for velocities already current in d.kin.
+void aba_velocity_products(const Model& model, AbaData& d);
 /// Accelerations for joint forces tau (nv) and body forces fext (body frames, may be null).
 void aba_solve(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& tau, const Mat6X* fext, Bias bias,
                Eigen::Ref<VecX> udot);
+/// aba_factor over an aggregated tree (002 eq 50): positions in d.kin must be current, and X of
+/// every aggregated body set. Throws std::runtime_error when D of an aggregated body is singular.
+void aba_factor(const Model& model, AbaData& d, AggregatedTree& tree);
+/// aba_solve over an aggregated tree (002 eqs 54-57; velocities current, x set). The accelerations
+/// of an aggregated body's speeds are θ̈ = X β̈ + x.
+void aba_solve(const Model& model, AbaData& d, AggregatedTree& tree, const Eigen::Ref<const VecX>& tau,
+               const Mat6X* fext, Bias bias, Eigen::Ref<VecX> udot);
 /// Forward dynamics: factor, velocity and solve in one call.
 void aba(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u,
          const Eigen::Ref<const VecX>& tau, const Mat6X* fext, Eigen::Ref<VecX> udot);

@@ -9,9 +9,15 @@ namespace {
 const Model& require_tree(const Model& model) {
   if (!model.has_loops()) return model;
   std::ostringstream s;
-  s << "method 'tree' handles mechanisms without loops, but '" << model.name << "' has "
-    << model.loop_joints.size() << " loop-closing joint(s):";
-  for (const ModelJoint& lj : model.loop_joints) s << " '" << lj.name << "'";
+  s << "method 'tree' handles mechanisms without loops or coordinate couplings, but '" << model.name << "' has";
+  if (!model.loop_joints.empty()) {
+    s << " loop-closing joint(s)";
+    for (const ModelJoint& lj : model.loop_joints) s << " '" << lj.name << "'";
+  }
+  if (!model.couplings.empty()) {
+    s << (model.loop_joints.empty() ? "" : " and") << " coupling(s)";
+    for (const ModelCoupling& c : model.couplings) s << " '" << c.name << "'";
+  }
   s << "; choose a loop formulation (see `loopdyn simulate --help`)";
   throw ModelError(s.str());
 }

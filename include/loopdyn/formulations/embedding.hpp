@@ -1,0 +1,69 @@
+// `embedding`: constraint embedding (Jain 2012, paper 002 §2-9). The loops and coordinate
+// couplings are folded into aggregated bodies (002 §4.2, aggregation.hpp); each aggregated body S
+// keeps only its independent speeds β, and the articulated-body algorithm runs over the tree of
+// single and aggregated bodies (002 §6-7).
+//
+// Per call, in tree order (CoordinatePartition with one block per node of the aggregated tree):
+//  * a single body updates its position and velocity, as in `tree`;
+//  * an aggregated body solves its own loops: dependent positions by Newton on its rows only
+//    (001 eqs 12-13, warm-started from the given coordinates), dependent speeds from the
+//    independent ones (001 eq 14), so Φ and Φ̇ of its rows hold to the position tolerance and to
+//    round-off at every evaluation. Its partition is chosen by full-pivot LU of its own G and
+//    chosen again, with a report naming the time and the loops, when the condition number of the
+//    dependent block has grown by `partition_condition_growth` (002 §9, rank of X monitored).
+// Then X_S = [I; −G_RD⁻¹ G_RI] (002 eq 60; the null space of the aggregated body's G, in its
+// speeds) and x_S = [0; G_RD⁻¹ γ_R], the particular solution of G θ̈ = γ, which is Ẋ_S θ̇_RS of
+// 002 eqs 30 and 61. Couplings give a constant X (002 eq 37) and x = 0 by the same code.
+// aba_factor and aba_solve over the AggregatedTree (002 eqs 50-57) give the accelerations;
+// single bodies take the `tree` code path inside the same sweeps.
+//
+// Multipliers (for the reaction output): with the accelerations known, the force transmitted
+// across each joint of S is F = Σ (P a + z) of the bodies below it within S (articulated
+// inertias and bias forces include the descendants); ρ = τ − Sᵀ F = (Q − M u̇) on S's speeds, and
+// G_RDᵀ λ_R = ρ_D (001 eq 24) with the LU of the analysis. Rows redundant at the current
+// configuration get 0, as in `nullspace`.
+//
+// Cost: O(Σ over nodes of the node's size³), linear in the number of bodies when the aggregated
+// bodies are bounded; no allocation per call once the partitions are chosen.
+#pragma once
+
+#include "loopdyn/aggregation.hpp"
+#include "loopdyn/formulations/coordinate_partition.hpp"
+#include "loopdyn/tree_dynamics.hpp"
+
+namespace loopdyn {
+
+class Embedding final : public Formulation {
+ public:
+  Embedding(const Model& model, const FormulationSettings& settings);
+  std::string_view name() const override { return "embedding"; }
+  void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
+  void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
+  const VecX& multipliers() const override { return lambda_; }
+  const KinematicsData& kinematics() const override { return aba_.kin; }
+  const Constraints& constraints() const { return cons_; }
+  const Aggregation& aggregation() const { return aggregation_; }
+  const CoordinatePartition& partition() const { return partition_; }
+
+ private:
+  struct Embedded {
+    int node = -1;   ///< index in tree_.nodes
+    int block = -1;  ///< index in partition_ blocks
+    VecX gamma, rho, lambda;
+    std::vector<Vec6> force;  ///< (bodies) transmitted joint forces
+  };
+  void embed();
+  void recover_multipliers(const VecX& tau);
+
+  const Model& model_;
+  const Constraints cons_;
+  const Aggregation aggregation_;
+  AbaData aba_;
+  CoordinatePartition partition_;
+  AggregatedTree tree_;
+  std::vector<Embedded> embedded_;
+  ForceData forces_;
+  VecX lambda_;
+};
+
+}  // namespace loopdyn

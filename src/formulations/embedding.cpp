@@ -1,0 +1,87 @@
+#include "loopdyn/formulations/embedding.hpp"
+
+#include <sstream>
+
+namespace loopdyn {
+
+namespace {
+
+std::vector<ConstraintBlock> node_blocks(const Model& model, const Constraints& cons, const Aggregation& a) {
+  std::vector<ConstraintBlock> out;
+  for (const AggregatedNode& node : a.nodes)
+    out.push_back(ConstraintBlock::of(model, cons, node.bodies, node.loop_joints, node.couplings));
+  return out;
+}
+
+}  // namespace
+
+Embedding::Embedding(const Model& model, const FormulationSettings& settings)
+    : model_(model), cons_(model), aggregation_(aggregate(model)), aba_(model),
+      partition_(model, cons_, aba_.kin, node_blocks(model, cons_, aggregation_), settings,
+                 [this](double t, std::string message) { report(t, message.insert(0, "embedding: ")); }),
+      forces_(model), lambda_(VecX::Zero(cons_.rows())) {
+  tree_.node_of_body.assign(model.nbodies, -1);
+  for (int n = 0; n < static_cast<int>(aggregation_.nodes.size()); ++n) {
+    const AggregatedNode& node = aggregation_.nodes[n];
+    if (!node.aggregated()) continue;
+    Embedded e;
+    e.node = static_cast<int>(tree_.nodes.size());
+    e.block = n;
+    const int rows = static_cast<int>(partition_.block(n).block().rows.size());
+    e.gamma.resize(rows);
+    e.lambda.resize(rows);
+    e.rho.resize(node.nv);
+    e.force.resize(node.bodies.size());
+    tree_.nodes.emplace_back(model, node.bodies);
+    for (int b : node.bodies) tree_.node_of_body[b] = e.node;
+    embedded_.push_back(std::move(e));
+  }
+}
+
+void Embedding::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u); }
+
+void Embedding::embed() {
+  for (Embedded& e : embedded_) {
+    BlockPartition& p = partition_.block(e.block);
+    AggregatedBody& g = tree_.nodes[e.node];
+    p.partial_velocity_matrix(g.X);  // 002 eq 60
+    block_bias(model_, cons_, p.block(), aba_.kin, partition_.constraint_data(), e.gamma);
+    p.particular_solution(e.gamma, g.x);  // Ẋ θ̇ of 002 eqs 30, 61
+  }
+}
+
+void Embedding::recover_multipliers(const VecX& tau) {
+  for (Embedded& e : embedded_) {
+    const AggregatedBody& g = tree_.nodes[e.node];
+    const int nb = static_cast<int>(g.bodies.size());
+    for (int j = 0; j < nb; ++j) e.force[j] = aba_.Ia[g.bodies[j]] * aba_.a[g.bodies[j]] + aba_.pa[g.bodies[j]];
+    for (int j = nb - 1; j >= 0; --j) {
+      const int b = g.bodies[j], nv = model_.nv_joint[b];
+      e.rho.segment(g.first[j], nv).noalias() =
+          tau.segment(model_.v_index[b], nv) - aba_.kin.S.middleCols(model_.v_index[b], nv).transpose() * e.force[j];
+      if (g.local_parent[j] >= 0) e.force[g.local_parent[j]] += aba_.kin.X_parent[b].act_force(e.force[j]);
+    }
+    BlockPartition& p = partition_.block(e.block);
+    p.multipliers(e.rho, e.lambda);  // 001 eq 24 on the aggregated body's rows
+    for (std::size_t r = 0; r < p.block().rows.size(); ++r) lambda_(p.block().rows[r]) = e.lambda(r);
+  }
+}
+
+void Embedding::accelerations(double t, const VecX& q_in, const VecX& u_in, Eigen::Ref<VecX> udot) {
+  partition_.prepare(t, q_in, u_in);  // positions and velocities, loops closed node by node
+  const VecX& q = partition_.state_q();
+  const VecX& u = partition_.state_u();
+  embed();
+  aba_factor(model_, aba_, tree_);  // 002 eq 50
+  aba_velocity_products(model_, aba_);
+  evaluate_forces(model_, aba_.kin, t, q, u, forces_);
+  aba_solve(model_, aba_, tree_, forces_.applied.tau, &forces_.f_body, Bias::yes, udot);  // 002 eqs 54-57
+  recover_multipliers(forces_.applied.tau);
+  if (!udot.allFinite()) {
+    std::ostringstream s;
+    s << "embedding: non-finite acceleration at t = " << t << " (check the state and the applied forces)";
+    throw std::runtime_error(s.str());
+  }
+}
+
+}  // namespace loopdyn
