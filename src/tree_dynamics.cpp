@@ -44,34 +44,30 @@ AggregatedBody* aggregated(AggregatedTree* tree, int body) {
   return n < 0 ? nullptr : &tree->nodes[n];
 }
 
-// Applies f to the columns of a 6 x k block: out.col(c) op= f(in.col(c)).
-template <class In, class Out, class F>
-void add_columns(const In& in, Out&& out, F&& f) {
-  for (Eigen::Index c = 0; c < in.cols(); ++c) out.col(c) += f(Vec6(in.col(c)));
-}
-
 // Eq 50 for aggregated body S hanging from p: P_S of its bodies (their articulated inertias,
 // children included, block diagonal over the bodies), D_S = H_RSᵀ P_S H_RS (eq 51), and
-// τ̄_S P_S = Σ φ P φ* − U D⁻¹ Uᵀ with U = Σ φ P H carried to p's frame.
+// τ̄_S P_S = Σ φ P φ* − G Uᵀ with U = Σ φ P H carried to p's frame and G = U D⁻¹. Small
+// fixed-size kernels column by column: nβ is the aggregated body's mobility (1 on a ladder cell).
 void factor_aggregated(const Model& model, AbaData& d, AggregatedBody& g) {
   const int nb = static_cast<int>(g.bodies.size());
-  const Eigen::Index nbeta = g.X.cols();
-  if (g.H.cols() != nbeta) {
-    g.H.resize(6 * nb, nbeta);
-    g.F.resize(6 * nb, nbeta);
+  const int nbeta = static_cast<int>(g.X.cols());
+  if (g.U.cols() != nbeta) {
+    g.H.resize(6, nb * nbeta);
+    g.F.resize(6, nb * nbeta);
     g.U.resize(6, nbeta);
+    g.G.resize(6, nbeta);
     g.Dinv.resize(nbeta, nbeta);
     g.eps.resize(nbeta);
-    g.beta_dd.resize(nbeta);
+    g.nu.resize(nbeta);
   }
   // H of each body from the top down: H_b = φ* H_parent + S_b X_b (eq 29 with eq 25).
   for (int j = 0; j < nb; ++j) {
-    const int b = g.bodies[j], lp = g.local_parent[j];
-    auto Hj = g.H.middleRows(6 * j, 6);
-    Hj.noalias() = d.kin.S.middleCols(model.v_index[b], model.nv_joint[b]) *
-                   g.X.middleRows(g.first[j], model.nv_joint[b]);
-    if (lp >= 0)
-      add_columns(g.H.middleRows(6 * lp, 6), Hj, [&](const Vec6& h) { return d.kin.X_parent[b].inv_act_motion(h); });
+    const int b = g.bodies[j], lp = g.local_parent[j], vb = model.v_index[b];
+    for (int c = 0; c < nbeta; ++c) {
+      Vec6 h = lp >= 0 ? d.kin.X_parent[b].inv_act_motion(g.H.col(lp * nbeta + c)) : Vec6::Zero();
+      for (int k = 0; k < model.nv_joint[b]; ++k) h += d.kin.S.col(vb + k) * g.X(g.first[j] + k, c);
+      g.H.col(j * nbeta + c) = h;
+    }
   }
   // Bottom up: D = Σ Hᵀ P H; C and F gather P and P H towards the top, then into p's frame.
   g.F.setZero();
@@ -81,71 +77,89 @@ void factor_aggregated(const Model& model, AbaData& d, AggregatedBody& g) {
   for (Mat6& C : g.C) C.setZero();
   for (int j = nb - 1; j >= 0; --j) {
     const int b = g.bodies[j], lp = g.local_parent[j];
-    const auto Hj = g.H.middleRows(6 * j, 6);
-    auto Fj = g.F.middleRows(6 * j, 6);
-    Fj.noalias() += d.Ia[b] * Hj;
-    g.Dinv.noalias() += Hj.transpose() * d.Ia[b] * Hj;
-    g.C[j] += d.Ia[b];
     const Transform& X = d.kin.X_parent[b];
-    Mat6& C_up = lp >= 0 ? g.C[lp] : g.Ia_proj;
-    C_up += X.act_inertia(g.C[j]);
-    if (lp >= 0) add_columns(Fj, g.F.middleRows(6 * lp, 6), [&](const Vec6& f) { return X.act_force(f); });
-    else add_columns(Fj, g.U, [&](const Vec6& f) { return X.act_force(f); });
+    for (int c = 0; c < nbeta; ++c) {
+      const Vec6 own = d.Ia[b] * g.H.col(j * nbeta + c);
+      for (int r = 0; r <= c; ++r) g.Dinv(c, r) += g.H.col(j * nbeta + r).dot(own);  // lower triangle
+      const Vec6 f = X.act_force(g.F.col(j * nbeta + c) + own);
+      if (lp >= 0) g.F.col(lp * nbeta + c) += f;
+      else g.U.col(c) += f;
+    }
+    g.C[j] += d.Ia[b];
+    (lp >= 0 ? g.C[lp] : g.Ia_proj) += X.act_inertia(g.C[j]);
   }
-  g.llt.compute(g.Dinv);
+  g.llt.compute(g.Dinv);  // reads the lower triangle
   if (g.llt.info() != Eigen::Success || !g.Dinv.allFinite())
     throw std::runtime_error("articulated inertia of the aggregated body of '" + model.body_name[g.bodies.front()] +
                              "' is singular along its independent speeds");
   g.Dinv.setIdentity();
   g.llt.solveInPlace(g.Dinv);
-  g.Ia_proj.noalias() -= g.U * g.Dinv * g.U.transpose();
+  for (int c = 0; c < nbeta; ++c) {
+    Vec6 gc = Vec6::Zero();
+    for (int r = 0; r < nbeta; ++r) gc += g.U.col(r) * g.Dinv(r, c);
+    g.G.col(c) = gc;
+  }
+  for (int c = 0; c < nbeta; ++c) g.Ia_proj.noalias() -= Vec6(g.G.col(c)) * Vec6(g.U.col(c)).transpose();
   if (g.parent_body >= 0) d.Ia[g.parent_body] += g.Ia_proj;
 }
 
 // Eqs 54-55 at aggregated body S: a_S (abar) from the top down, z = P a_S + b summed towards the
-// top, ε_S = Xᵀ τ_S − H_RSᵀ z (own terms of each body), and the bias force passed to p:
-// Σ φ z + U D⁻¹ ε.
+// top, ε_S = Xᵀ τ_S − H_RSᵀ z (own terms of each body), ν_S = D⁻¹ ε_S, and the bias force
+// passed to p: Σ φ z + G ε.
 void bias_aggregated(const Model& model, AbaData& d, AggregatedBody& g, const Eigen::Ref<const VecX>& tau,
                      bool with_bias) {
   const int nb = static_cast<int>(g.bodies.size());
+  const int nbeta = static_cast<int>(g.X.cols());
   for (int j = 0; j < nb; ++j) {
-    const int b = g.bodies[j], lp = g.local_parent[j];
+    const int b = g.bodies[j], lp = g.local_parent[j], vb = model.v_index[b];
     Vec6& ab = g.abar[j];
     ab = lp >= 0 ? d.kin.X_parent[b].inv_act_motion(g.abar[lp]) : Vec6::Zero();
-    if (with_bias)
-      ab += d.kin.c[b] + d.kin.S.middleCols(model.v_index[b], model.nv_joint[b]) *
-                             g.x.segment(g.first[j], model.nv_joint[b]);
+    if (!with_bias) continue;
+    ab += d.kin.c[b];
+    for (int k = 0; k < model.nv_joint[b]; ++k) ab += d.kin.S.col(vb + k) * g.x(g.first[j] + k);
   }
-  g.eps.setZero();
-  for (std::size_t r = 0; r < g.speeds.size(); ++r) g.eps.noalias() += g.X.row(r).transpose() * tau(g.speeds[r]);
+  for (int c = 0; c < nbeta; ++c) {
+    double e = 0.0;
+    for (std::size_t r = 0; r < g.speeds.size(); ++r) e += g.X(r, c) * tau(g.speeds[r]);
+    g.eps(c) = e;
+  }
   for (Vec6& z : g.z) z.setZero();
   Vec6 z_top = Vec6::Zero();
   for (int j = nb - 1; j >= 0; --j) {
     const int b = g.bodies[j], lp = g.local_parent[j];
     const Vec6 own = d.Ia[b] * g.abar[j] + d.pa[b];
-    g.eps.noalias() -= g.H.middleRows(6 * j, 6).transpose() * own;
+    for (int c = 0; c < nbeta; ++c) g.eps(c) -= g.H.col(j * nbeta + c).dot(own);
     g.z[j] += own;
     (lp >= 0 ? g.z[lp] : z_top) += d.kin.X_parent[b].act_force(g.z[j]);
   }
-  if (g.parent_body >= 0) d.pa[g.parent_body] += z_top + g.U * (g.Dinv * g.eps);
+  for (int c = 0; c < nbeta; ++c) {
+    double v = 0.0;
+    for (int r = 0; r < nbeta; ++r) v += g.Dinv(c, r) * g.eps(r);
+    g.nu(c) = v;
+    z_top += g.G.col(c) * g.eps(c);
+  }
+  if (g.parent_body >= 0) d.pa[g.parent_body] += z_top;
 }
 
-// Eq 56 at aggregated body S: θ̈_RS = D⁻¹(ε − Uᵀ α_p), θ̈_S = X θ̈_RS + x, and the accelerations
-// of its bodies from the top down.
+// Eq 56 at aggregated body S: θ̈_RS = ν − Gᵀ α_p, θ̈_S = X θ̈_RS + x, and the accelerations of
+// its bodies from the top down.
 void accelerate_aggregated(const Model& model, AbaData& d, AggregatedBody& g, const Vec6& a_ground, bool with_bias,
                            Eigen::Ref<VecX> udot) {
+  const int nbeta = static_cast<int>(g.X.cols());
   const Vec6& ap = g.parent_body < 0 ? a_ground : d.a[g.parent_body];
-  g.beta_dd.noalias() = g.Dinv * (g.eps - g.U.transpose() * ap);
-  g.theta_dd.noalias() = g.X * g.beta_dd;
-  if (with_bias) g.theta_dd += g.x;
+  for (int c = 0; c < nbeta; ++c) g.nu(c) -= g.G.col(c).dot(ap);  // ν becomes θ̈_RS
+  for (Eigen::Index r = 0; r < g.theta_dd.size(); ++r) {
+    double v = with_bias ? g.x(r) : 0.0;
+    for (int c = 0; c < nbeta; ++c) v += g.X(r, c) * g.nu(c);
+    g.theta_dd(r) = v;
+  }
   for (std::size_t j = 0; j < g.bodies.size(); ++j) {
-    const int b = g.bodies[j], lp = g.local_parent[j], nv = model.nv_joint[b];
-    const auto th = g.theta_dd.segment(g.first[j], nv);
+    const int b = g.bodies[j], lp = g.local_parent[j], nv = model.nv_joint[b], vb = model.v_index[b];
     Vec6 ab = d.kin.X_parent[b].inv_act_motion(lp >= 0 ? d.a[g.bodies[lp]] : ap);
     if (with_bias) ab += d.kin.c[b];
-    ab.noalias() += d.kin.S.middleCols(model.v_index[b], nv) * th;
+    for (int k = 0; k < nv; ++k) ab += d.kin.S.col(vb + k) * g.theta_dd(g.first[j] + k);
     d.a[b] = ab;
-    udot.segment(model.v_index[b], nv) = th;
+    udot.segment(vb, nv) = g.theta_dd.segment(g.first[j], nv);
   }
 }
 

@@ -41,16 +41,17 @@ struct AggregatedBody {
   int parent_body = -1;     ///< the body all top bodies hang from, −1 = ground
   MatX X;                   ///< (nθ x nβ)
   VecX x;                   ///< (nθ)
-  // Sweep workspace (resized only when nβ changes).
-  MatX H;                   ///< (6·bodies x nβ) H_RS of eq 29: each body's velocity per unit β, body frame
-  MatX F;                   ///< (6·bodies x nβ) P H accumulated towards the top (body frames)
+  // Sweep workspace (resized only when nβ changes). Column c of body j is column j·nβ + c.
+  Mat6X H;                  ///< (6 x bodies·nβ) H_RS of eq 29: each body's velocity per unit β, body frame
+  Mat6X F;                  ///< (6 x bodies·nβ) P H accumulated towards the top (body frames)
   std::vector<Mat6> C;      ///< (bodies) P accumulated towards the top: Σ φ P φ*
   std::vector<Vec6> abar;   ///< (bodies) acceleration at β̈ = 0 relative to parent_body (a_S of eq 30)
   std::vector<Vec6> z;      ///< (bodies) z of eq 54 accumulated towards the top
-  Mat6X U;                  ///< (6 x nβ) G_S D_S, in parent_body's frame
+  Mat6X U;                  ///< (6 x nβ) φ P_S H_RS in parent_body's frame
+  Mat6X G;                  ///< (6 x nβ) G_S = U D⁻¹ of eq 50
   Mat6 Ia_proj;             ///< τ̄_S P_S of eq 50, in parent_body's frame
   MatX Dinv;                ///< (nβ x nβ) D_S⁻¹ (eq 51)
-  VecX eps, beta_dd, theta_dd;  ///< ε_S (nβ), θ̈_RS (nβ) and θ̈_S (nθ) of eqs 54-56
+  VecX eps, nu, theta_dd;   ///< ε_S, ν_S = D⁻¹ ε_S (nβ) of eq 54 and θ̈_S (nθ) of eq 56
   Eigen::LLT<MatX> llt;
 };
 
