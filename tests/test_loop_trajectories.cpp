@@ -10,7 +10,7 @@
 namespace loopdyn {
 namespace {
 
-const std::vector<std::string> methods{"lagrange-dense", "lagrange-on", "gcp", "nullspace"};
+const std::vector<std::string> methods{"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding"};
 
 struct Case {
   std::string name;
@@ -81,8 +81,11 @@ TEST(LoopTrajectories, RandomCaseHasTwoCoupledLoops) {
 // Φ to their Newton tolerance (1e-10) at every step.
 std::vector<Case> every_case() {
   std::vector<Case> cases;
-  for (const char* f : {"fourbar_park_regular", "fourbar_spatial_park", "geared_pair"}) cases.push_back(paper_model(f, false));
-  for (const char* f : {"fourbar_anderson", "fivebar_malczyk", "doubleloop_malczyk"}) cases.push_back(paper_model(f, true));
+  for (const char* f : {"fourbar_park_regular", "fourbar_spatial_park", "geared_pair", "geared_chain", "double_wishbone"})
+    cases.push_back(paper_model(f, false));
+  for (const char* f : {"fourbar_anderson", "fivebar_malczyk", "doubleloop_malczyk", "fourbar_jain_terminal",
+                        "fourbar_jain_internal"})
+    cases.push_back(paper_model(f, true));
   cases.push_back(random_coupled_loops());
   return cases;
 }
@@ -101,6 +104,10 @@ TEST(LoopTrajectories, EveryMethodAgreesOnEveryModelWithLoops) {
         }
         if (method == "gcp" || method == "nullspace") {
           EXPECT_LT(t.at(r, "residual.position"), 1e-8) << c.name << ", " << method << ", t = " << t.at(r, "t");
+        }
+        if (method == "embedding") {  // issue 7: both residuals below 1e-10 without projection
+          EXPECT_LT(t.at(r, "residual.position"), 1e-10) << c.name << ", t = " << t.at(r, "t");
+          EXPECT_LT(t.at(r, "residual.velocity"), 1e-10) << c.name << ", t = " << t.at(r, "t");
         }
       }
     }
@@ -127,10 +134,10 @@ TEST(LoopTrajectories, ProjectionKeepsEveryResidualBelow1e8) {
   }
 }
 
-TEST(LoopTrajectories, GcpAndNullspacePassTheSingularFourBar) {
+TEST(LoopTrajectories, PartitionedMethodsPassTheSingularFourBar) {
   const Case c = paper_model("fourbar_park_singular", false);
   std::vector<Trajectory> runs;
-  for (const std::string method : {"gcp", "nullspace"}) {
+  for (const std::string method : {"gcp", "nullspace", "embedding"}) {
     auto f = make_formulation(method, c.model);
     int switches = 0;
     f->set_event_sink([&](const FormulationEvent& e) {
@@ -156,6 +163,10 @@ TEST(LoopTrajectories, GcpAndNullspacePassTheSingularFourBar) {
     EXPECT_LT(min_abs_crank, 0.05) << method << ": the run must pass the singular configuration";
   }
   EXPECT_TRUE(test::near(positions(c, runs[0]), positions(c, runs[1]), 1e-7));
+  // Issue 7: embedding's trajectory stays within 1e-6 of nullspace's through the passages.
+  for (std::size_t r = 0; r < runs[2].rows.size(); ++r)
+    EXPECT_TRUE(test::near(VecX(runs[2].rows[r].segment(1, c.model.nq)), VecX(runs[1].rows[r].segment(1, c.model.nq)), 1e-6))
+        << "t = " << runs[2].at(r, "t");
 }
 
 }  // namespace

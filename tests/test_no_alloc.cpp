@@ -79,7 +79,7 @@ TEST(NoAllocation, LoopFormulationsProjectionAndReactionsAllocateNothingPerCall)
     const test::ClosedCase c = test::closed_loops(300 + seed, 7, 2, seed);
     const Model m = Model::build(c.mechanism);
     const Constraints cons(m);
-    for (const char* method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace"}) {
+    for (const char* method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding"}) {
       auto f = make_formulation(method, m);
       VecX q = c.q, u = c.u, udot(m.nv);
       f->accelerations(0.0, q, u, udot);  // first call: partition choice of gcp and nullspace
@@ -112,7 +112,7 @@ TEST(NoAllocation, LoopFormulationsProjectionAndReactionsAllocateNothingPerCall)
 TEST(NoAllocation, LoopFormulationsAllocateNothingOnALargeLadder) {
   const Model m = Model::build(ladder_mechanism(128, LadderLayout::comb));
   const LadderState s = ladder_state(m, 128);
-  for (const char* method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace"}) {
+  for (const char* method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding"}) {
     auto f = make_formulation(method, m);
     VecX udot(m.nv);
     f->accelerations(0.0, s.q, s.u, udot);

@@ -1,0 +1,113 @@
+// Constraint embedding (paper 002) against lagrange-dense on every model of issue 7: accelerations
+// and multipliers at random closed states, trajectories, terminal against internal cut, and the
+// aggregated tree it runs on.
+#include <cmath>
+
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/embedding.hpp"
+#include "loopdyn/generators.hpp"
+#include "loopdyn/simulator.hpp"
+#include "test_support.hpp"
+
+namespace loopdyn {
+namespace {
+
+using test::near;
+
+// Both methods solve well-conditioned systems (masses 0.1-4 kg, lengths 0.03-1 m) by different
+// eliminations; 1e-9 relative on accelerations and 1e-8 on multipliers (issue 7's bounds) leave
+// digits of margin over the observed ~1e-12.
+constexpr double acc_tol = 1e-9, lambda_tol = 1e-8;
+
+std::vector<test::LoopState> every_state() {
+  std::vector<test::LoopState> out;
+  for (const char* file : {"fourbar_jain_terminal", "fourbar_jain_internal", "geared_chain", "double_wishbone",
+                           "fourbar_spatial_park", "fourbar_anderson", "fivebar_malczyk", "doubleloop_malczyk"})
+    for (std::uint64_t seed : {1, 2}) out.push_back(test::assembled_state(file, seed));
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) out.push_back(test::random_loop_state(seed, 2));
+  for (LadderLayout layout : {LadderLayout::serial, LadderLayout::comb, LadderLayout::comb_parents_first}) {
+    Model m = Model::build(ladder_mechanism(5, layout));
+    const LadderState s = ladder_state(m, 5);
+    out.push_back({"ladder-5", std::move(m), s.q, s.u});
+  }
+  return out;
+}
+
+TEST(Embedding, AccelerationsAndMultipliersEqualLagrangeDenseAtClosedStates) {
+  for (const test::LoopState& c : every_state()) {
+    auto dense = make_formulation("lagrange-dense", c.model);
+    auto embedding = make_formulation("embedding", c.model);
+    VecX a_dense(c.model.nv), a_emb(c.model.nv);
+    dense->accelerations(0.0, c.q, c.u, a_dense);
+    embedding->accelerations(0.0, c.q, c.u, a_emb);
+    EXPECT_TRUE(near(a_emb, a_dense, acc_tol)) << c.name;
+    // Multipliers are unique where the kept rows are independent at q (every case here).
+    EXPECT_EQ(constraint_rank(c.model, Constraints(c.model), c.q).rank, Constraints(c.model).rows()) << c.name;
+    EXPECT_TRUE(near(embedding->multipliers(), dense->multipliers(), lambda_tol)) << c.name;
+  }
+}
+
+TEST(Embedding, EveryLoopAndGearLandsInOneAggregatedBodyOfTheExpectedSize) {
+  struct Expected {
+    const char* file;
+    int aggregated, largest_nv;
+  };
+  for (const Expected e : {Expected{"fourbar_jain_terminal", 1, 3}, Expected{"fourbar_jain_internal", 1, 3},
+                           Expected{"geared_chain", 3, 2}, Expected{"double_wishbone", 1, 7}}) {
+    const Model m = test::load_model(e.file);
+    const Embedding f(m, {});
+    int aggregated = 0;
+    for (const AggregatedNode& n : f.aggregation().nodes) aggregated += n.aggregated();
+    EXPECT_EQ(aggregated, e.aggregated) << e.file;
+    EXPECT_EQ(f.aggregation().largest_nv(), e.largest_nv) << e.file;
+  }
+}
+
+// benchmarks.md: the check value for every L, both layouts and the non-depth-first order equals
+// lagrange-dense's, and 6 g sin(0.3) / 5 at L = 1 (issue 7, up to the benchmark's L = 128).
+TEST(Embedding, PlanarLadderCheckValueUpToL128) {
+  const double exact_L1 = 6.0 * 9.81 * std::sin(0.3) / 5.0;
+  for (int L = 1; L <= 128; L *= 2) {
+    for (LadderLayout layout : {LadderLayout::serial, LadderLayout::comb, LadderLayout::comb_parents_first}) {
+      const Model m = Model::build(ladder_mechanism(L, layout));
+      const LadderState s = ladder_state(m, L);
+      const int v = m.v_index[m.joint_index("lp0_bottom")];
+      VecX a_dense(m.nv), a_emb(m.nv);
+      make_formulation("lagrange-dense", m)->accelerations(0.0, s.q, s.u, a_dense);
+      make_formulation("embedding", m)->accelerations(0.0, s.q, s.u, a_emb);
+      EXPECT_NEAR(a_emb(v), a_dense(v), 1e-9 * std::abs(a_dense(v))) << "L " << L;
+      if (L == 1) {
+        EXPECT_NEAR(a_emb(v), exact_L1, 1e-9 * exact_L1);
+      }
+    }
+  }
+}
+
+// 002 §5.2-5.3: the same four-bar cut at the end of the chain and in its middle. Both files pin
+// the crank as the independent coordinate, and embedding integrates only it (the other
+// coordinates are solved from it at every stage), so with the same fixed RK4 steps the two runs
+// see the same physical u̇(θ, θ̇). What separates them is how closely each closes its loop at every
+// stage: with the default Newton tolerance (|Φ| <= 1e-10) they drift apart by ~1.2e-9 in 5 s, so
+// the test closes the loops to 1e-13 and the issue's 1e-9 bound then holds with margin; a wrong
+// embedded inertia or bias in either tree breaks it at once.
+TEST(Embedding, TerminalAndInternalCutGiveTheSameMotion) {
+  std::vector<Trajectory> runs;
+  for (const char* file : {"fourbar_jain_terminal", "fourbar_jain_internal"}) {
+    const Model m = test::load_model(file);
+    FormulationSettings settings;
+    settings.position_tolerance = 1e-13;
+    auto f = make_formulation("embedding", m, settings);
+    Simulator sim(m, *f, test::rk4_settings(1e-3, 5.0, 0.1));
+    runs.push_back(sim.run(m.q0, m.u0));
+  }
+  const Trajectory &a = runs[0], &b = runs[1];
+  ASSERT_EQ(a.rows.size(), b.rows.size());
+  for (std::size_t r = 0; r < a.rows.size(); ++r) {
+    for (const char* column : {"q.crank_pivot", "q.crank_pin", "u.crank_pivot", "u.crank_pin", "energy"})
+      EXPECT_NEAR(a.at(r, column), b.at(r, column), 1e-9 * std::max(1.0, std::abs(a.at(r, column))))
+          << column << ", t = " << a.at(r, "t");
+  }
+}
+
+}  // namespace
+}  // namespace loopdyn
