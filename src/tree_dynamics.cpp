@@ -93,7 +93,10 @@ void factor_aggregated(const Model& model, AbaData& d, AggregatedBody& g) {
     throw std::runtime_error("articulated inertia of the aggregated body of '" + model.body_name[g.bodies.front()] +
                              "' is singular along its independent speeds");
   g.Dinv.setIdentity();
-  g.llt.solveInPlace(g.Dinv);
+  for (int c = 0; c < nbeta; ++c) {  // column by column: the matrix solve allocates blocking space
+    auto column = g.Dinv.col(c);
+    g.llt.solveInPlace(column);
+  }
   for (int c = 0; c < nbeta; ++c) {
     Vec6 gc = Vec6::Zero();
     for (int r = 0; r < nbeta; ++r) gc += g.U.col(r) * g.Dinv(r, c);

@@ -33,8 +33,6 @@ BlockPartition::BlockPartition(const Model& model, const Constraints& constraint
   }
   // Until the first analysis chooses (and always without rows): every speed independent.
   for (int k = 0; k < block_.columns; ++k) independent_.push_back(k);
-  rhs_block_.resize(0, block_.columns);
-  sol_block_.resize(0, block_.columns);
 }
 
 int BlockPartition::pivot(const std::vector<char>* allowed, std::vector<int>& rows, std::vector<int>& dependent) {
@@ -72,13 +70,10 @@ void BlockPartition::choose(double t) {
     if (d < r && dependent_[d] == k) ++d;
     else independent_.push_back(k);
   }
-  const int ni = block_.columns - r;
   phi_rows_.resize(r);
   rhs_.resize(r);
   x_.resize(r);
   block_mat_.resize(r, r);
-  rhs_block_.resize(r, ni);
-  sol_block_.resize(r, ni);
   block_lu_.resize(r);
   const bool first = !chosen_;
   chosen_ = true;
@@ -174,12 +169,13 @@ void BlockPartition::partial_velocity_matrix(MatX& B) {
   B.setZero();
   for (int k = 0; k < ni; ++k) {
     B(independent_[k], k) = 1.0;
-    for (int i = 0; i < r; ++i) rhs_block_(i, k) = -G_(rows_[i], independent_[k]);
+    if (r == 0) continue;
+    // B_D = −G_RD⁻¹ G_RI (eq 18), one column at a time (a matrix right-hand side allocates
+    // blocking space in Eigen's triangular solve at some sizes).
+    for (int i = 0; i < r; ++i) rhs_(i) = -G_(rows_[i], independent_[k]);
+    block_lu_.solve(rhs_, x_);
+    for (int j = 0; j < r; ++j) B(dependent_[j], k) = x_(j);
   }
-  if (r == 0) return;
-  block_lu_.solve(rhs_block_, sol_block_);  // B_D = −G_RD⁻¹ G_RI (eq 18)
-  for (int k = 0; k < ni; ++k)
-    for (int j = 0; j < r; ++j) B(dependent_[j], k) = sol_block_(j, k);
 }
 
 void BlockPartition::particular_solution(const VecX& gamma, VecX& x) {

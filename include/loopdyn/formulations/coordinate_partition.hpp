@@ -91,7 +91,7 @@ class BlockPartition {
   std::vector<char> unpinned_;  ///< (columns) speed not marked `independent: true`
   bool has_pins_ = false;
   VecX phi_, phi_rows_, du_, rhs_, x_;
-  MatX G_, G_allowed_, block_mat_, rhs_block_, sol_block_;
+  MatX G_, G_allowed_, block_mat_;
   Eigen::FullPivLU<MatX> full_lu_;
   SquareLu block_lu_;
   std::vector<int> rows_, dependent_, independent_;
