@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "loopdyn/aggregation.hpp"
 #include "loopdyn/formulations/embedding.hpp"
 #include "loopdyn/formulations/lagrange_dense.hpp"
 #include "loopdyn/formulations/gcp.hpp"
@@ -15,6 +16,17 @@ const std::vector<std::string_view>& formulation_names() {
   static const std::vector<std::string_view> names{"tree", "lagrange-dense", "lagrange-on", "gcp", "nullspace",
                                                    "rcr",  "embedding",      "srm",         "dca"};
   return names;
+}
+
+MethodChoice default_method(const Model& model) {
+  if (!model.has_loops()) return {"tree", "no loop-closing joints or couplings: the articulated-body algorithm"};
+  const int largest = aggregate(model).largest_nv();
+  const std::string size = "the largest aggregated body has " + std::to_string(largest) + " joint speeds";
+  if (largest <= kSmallAggregatedBody)
+    return {"embedding", size + " (<= " + std::to_string(kSmallAggregatedBody) +
+                             "): constraint embedding, linear in the number of aggregated bodies"};
+  return {"lagrange-dense", size + " (> " + std::to_string(kSmallAggregatedBody) +
+                                "): embedding's local solves would cost as much as the dense one"};
 }
 
 std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model& model,

@@ -63,6 +63,22 @@ TEST(Embedding, EveryLoopAndGearLandsInOneAggregatedBodyOfTheExpectedSize) {
   }
 }
 
+// The rule of `--method auto` (formulation.hpp): embedding while every aggregated body is small.
+TEST(Embedding, DefaultMethodFollowsTheSizeOfTheLargestAggregatedBody) {
+  EXPECT_EQ(default_method(test::load_model("double_pendulum")).method, "tree");
+  for (const char* file : {"fourbar_jain_terminal", "geared_chain", "double_wishbone", "doubleloop_malczyk"})
+    EXPECT_EQ(default_method(test::load_model(file)).method, "embedding") << file;
+  // A 13-link chain closed to ground by a spherical joint at its tip: one aggregated body of 13
+  // speeds, beyond kSmallAggregatedBody = 12.
+  Mechanism chain = chain_mechanism(13);
+  chain.add_joint("tip", JointType::spherical, "link12", "ground", Transform::translation(Vec3(0.0, 0.0, 1.0)),
+                  Transform::translation(Vec3(0.0, 0.0, 13.0)))
+      .cut = true;
+  const MethodChoice choice = default_method(Model::build(chain));
+  EXPECT_EQ(choice.method, "lagrange-dense");
+  EXPECT_NE(choice.reason.find("13 joint speeds"), std::string::npos) << choice.reason;
+}
+
 // benchmarks.md: the check value for every L, both layouts and the non-depth-first order equals
 // lagrange-dense's, and 6 g sin(0.3) / 5 at L = 1 (issue 7, up to the benchmark's L = 128).
 TEST(Embedding, PlanarLadderCheckValueUpToL128) {

@@ -95,8 +95,7 @@ int simulate(const SimulateOptions& o) {
   const Model model = Model::build(load_mechanism(o.model));
   VecX q0, u0;
   const std::string initial = initial_state(model, o.no_assemble, q0, u0);
-  // auto: the ABA for trees; for loops the dense Lagrange baseline until faster methods land.
-  const std::string method = o.method != "auto" ? o.method : model.has_loops() ? "lagrange-dense" : "tree";
+  const std::string method = o.method != "auto" ? o.method : default_method(model).method;
   auto formulation = make_formulation(method, model, o.formulation);
   formulation->set_event_sink([](const FormulationEvent& e) {
     std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, e.message.c_str());
@@ -169,6 +168,7 @@ nlohmann::json describe(const Model& model) {
                           {"parent", body_label(node.parent_body)}, {"joint_speeds", node.nv},
                           {"independent_speeds", independent[n]}});
   }
+  const MethodChoice choice = default_method(model);
   return {{"name", model.name},
           {"bodies", bodies},
           {"tree_joints", joints},
@@ -182,6 +182,7 @@ nlohmann::json describe(const Model& model) {
           {"dof_gruebler", model.dof_gruebler},
           {"dof_rank", rank.dof},
           {"aggregated_bodies", aggregated},
+          {"default_method", {{"method", choice.method}, {"reason", choice.reason}}},
           {"markers", model.markers.size()},
           {"force_elements", model.forces.size()}};
 }
@@ -213,6 +214,8 @@ int info(const std::string& path, bool as_json) {
               << " joint speeds, " << a["independent_speeds"] << " independent; embeds loop joints "
               << a["loop_joints"].dump() << (a["couplings"].empty() ? "" : " and couplings " + a["couplings"].dump())
               << "\n";
+  std::cout << "  default method (--method auto): " << d["default_method"]["method"].get<std::string>() << "; "
+            << d["default_method"]["reason"].get<std::string>() << "\n";
   return 0;
 }
 
@@ -375,7 +378,7 @@ int main(int argc, char** argv) {
   cmd_sim->add_option("model", sim.model, "model file (YAML)")->required();
   std::string methods;
   for (auto n : formulation_names()) methods += (methods.empty() ? "" : ", ") + std::string(n);
-  cmd_sim->add_option("--method", sim.method, "formulation: auto (tree without loops, else lagrange-dense), " + methods)
+  cmd_sim->add_option("--method", sim.method, "formulation: auto (tree without loops; embedding when every aggregated body has at most 12 joint speeds; else lagrange-dense; `loopdyn info` says which), " + methods)
       ->capture_default_str();
   cmd_sim->add_option("--baumgarte-alpha", sim.formulation.baumgarte_alpha,
                       "Baumgarte damping α in Φ̈ + 2αΦ̇ + β²Φ = 0 (loop formulations)")

@@ -68,6 +68,19 @@ class Formulation {
   std::function<void(const FormulationEvent&)> sink_;
 };
 
+/// The method `--method auto` picks, and why (docs/methods.md, "Which method"):
+///  * `tree` without loops and couplings;
+///  * `embedding` when every aggregated body (002 §4.2) has at most kSmallAggregatedBody joint
+///    speeds: its cost is linear in the number of aggregated bodies and cubic in the size of each;
+///  * `lagrange-dense` otherwise: one aggregated body then holds a large part of the mechanism,
+///    and embedding's local analyses cost as much as the dense solve without its simplicity.
+struct MethodChoice {
+  std::string method;
+  std::string reason;
+};
+inline constexpr int kSmallAggregatedBody = 12;
+MethodChoice default_method(const Model& model);
+
 /// Names of every formulation loopdyn knows, implemented or not.
 const std::vector<std::string_view>& formulation_names();
 /// Creates the formulation `name` for `model`. Throws ModelError when the name is unknown, the
