@@ -52,3 +52,52 @@ def machine_line(data, repetitions, min_time=None):
             f"Google Benchmark library build type: {ctx.get('library_build_type', '?')}; "
             f"run {ctx.get('date', '?')}; {repetitions} repetitions"
             + (f" of at least {min_time} s" if min_time else "") + ", aggregates only.")
+
+
+def loglog_svg(series, path, title, xlabel, ylabel):
+    """Writes a log-log line plot as SVG: series maps a label to [(x, y), ...] (x, y > 0). Labels
+    ending in "(comb)" are drawn dashed, so a method keeps its colour in both layouts."""
+    width, height, left, right, top, bottom = 760, 480, 70, 230, 40, 50
+    xs = [x for pts in series.values() for x, _ in pts]
+    ys = [y for pts in series.values() for _, y in pts]
+    lx0, lx1 = math.floor(math.log10(min(xs))), math.ceil(math.log10(max(xs)))
+    ly0, ly1 = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
+    lx1, ly1 = max(lx1, lx0 + 1), max(ly1, ly0 + 1)
+
+    def px(x):
+        return left + (math.log10(x) - lx0) / (lx1 - lx0) * (width - left - right)
+
+    def py(y):
+        return height - bottom - (math.log10(y) - ly0) / (ly1 - ly0) * (height - top - bottom)
+
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+           f'font-size="12"><rect width="100%" height="100%" fill="white"/>',
+           f'<text x="{width / 2 - right / 2}" y="22" text-anchor="middle" font-size="14">{title}</text>']
+    for k in range(ly0, ly1 + 1):
+        y = py(10 ** k)
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#ddd"/>'
+                   f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">1e{k}</text>')
+    for k in range(lx0, lx1 + 1):
+        x = px(10 ** k)
+        out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" stroke="#ddd"/>'
+                   f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle">1e{k}</text>')
+    out.append(f'<text x="{(left + width - right) / 2}" y="{height - 10}" text-anchor="middle">{xlabel}</text>')
+    out.append(f'<text x="16" y="{(top + height - bottom) / 2}" text-anchor="middle" '
+               f'transform="rotate(-90 16 {(top + height - bottom) / 2})">{ylabel}</text>')
+    methods = []
+    for label in series:
+        base = label.split(" (")[0]
+        if base not in methods:
+            methods.append(base)
+    for i, (label, pts) in enumerate(series.items()):
+        colour = colours[methods.index(label.split(" (")[0]) % len(colours)]
+        dash = ' stroke-dasharray="6,4"' if label.endswith("(comb)") else ""
+        line = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
+        out.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
+        ly = top + 16 * i
+        out.append(f'<line x1="{width - right + 12}" y1="{ly}" x2="{width - right + 40}" y2="{ly}" '
+                   f'stroke="{colour}" stroke-width="2"{dash}/><text x="{width - right + 46}" y="{ly + 4}">{label}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")

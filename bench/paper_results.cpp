@@ -3,7 +3,7 @@
 // docs/results.md. Run it with bench/run_results.sh (Release build); every number in that file
 // comes from here.
 //
-//   paper_results [--models DIR] [--repeats N] [--section 001|000]   (default: both)
+//   paper_results [--models DIR] [--repeats N] [--section 001|000|002]   (default: both)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "loopdyn/aggregation.hpp"
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/simulator.hpp"
@@ -85,7 +86,7 @@ SimulationSettings adaptive(double tol, double t_end, double output_dt) {
 
 // 001 §4.2 case I, Fig. 4 in numbers: y2 (link 2's mass centre) through the singular
 // configuration y2 = 0, for the CS method (lagrange-dense, with and without Baumgarte terms),
-// lagrange-on, gcp and nullspace. The error column is |y2 − y2(nullspace)|.
+// lagrange-on, gcp, embedding and nullspace. The error column is |y2 − y2(nullspace)|.
 void singular_four_bar(const std::string& dir) {
   const Problem p = load(dir, "fourbar_park_singular");
   const double tol = 1e-8;
@@ -101,6 +102,7 @@ void singular_four_bar(const std::string& dir) {
                                  {"CS (α = β = 5)", "lagrange-dense", cs_stab},
                                  {"lagrange-on", "lagrange-on", {}},
                                  {"gcp", "gcp", {}},
+                                 {"embedding", "embedding", {}},
                                  {"nullspace", "nullspace", {}}};
   std::vector<Run> runs;
   for (const Column& c : cols) runs.push_back(run(p, c.method, c.fs, ss));
@@ -252,6 +254,63 @@ void drift_four_bar(const std::string& dir) {
               st.max_velocity_correction, st.max_position_residual, st.max_velocity_residual);
 }
 
+std::string sci(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1e", x);
+  return buf;
+}
+
+// 002 §5 models under `embedding` against `lagrange-dense` (both dopri5 at rtol = atol = 1e-10,
+// 5 s, no projection): largest position difference at the output times, embedding's largest
+// residuals, energy drift where the model is conservative; then the terminal and internal cut of
+// the same four-bar (RK4 h = 1e-3, loops closed to 1e-13) against each other.
+void embedding_models(const std::string& dir) {
+  std::printf("### 002: constraint embedding on the models of issue 7\n\n");
+  std::printf("dopri5, rtol = atol = 1e-10, 5 s, output every 0.1 s, no projection. Δq: largest |q − q(lagrange-dense)| "
+              "over the output rows; residuals: largest over the output rows of embedding's run; ΔE: largest "
+              "|E(t) − E(0)| (conservative models only).\n\n");
+  std::printf("| model | aggregated bodies (joint speeds / independent) | Δq | max\\|Φ\\| | max\\|G u\\| | ΔE embedding | "
+              "ΔE lagrange-dense | partition changes |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+  const SimulationSettings ss = adaptive(1e-10, 5.0, 0.1);
+  for (const char* name : {"fourbar_jain_terminal", "fourbar_jain_internal", "geared_chain", "double_wishbone",
+                           "fourbar_spatial_park", "fivebar_malczyk", "doubleloop_malczyk"}) {
+    const Problem p = load(dir, name);
+    const Run e = run(p, "embedding", {}, ss), d = run(p, "lagrange-dense", {}, ss);
+    const bool conservative = p.model.forces.empty();
+    double dq = 0, phi = 0, gu = 0, de = 0, dd = 0;
+    for (std::size_t r = 0; r < e.traj.rows.size(); ++r) {
+      dq = std::max(dq, (e.traj.rows[r].segment(1, p.model.nq) - d.traj.rows[r].segment(1, p.model.nq)).cwiseAbs().maxCoeff());
+      phi = std::max(phi, e.traj.at(r, "residual.position"));
+      gu = std::max(gu, e.traj.at(r, "residual.velocity"));
+      de = std::max(de, std::abs(e.traj.at(r, "energy") - e.traj.at(0, "energy")));
+      dd = std::max(dd, std::abs(d.traj.at(r, "energy") - d.traj.at(0, "energy")));
+    }
+    const Aggregation agg = aggregate(p.model);
+    const std::vector<int> free = independent_speeds(p.model, agg, p.q);
+    std::string nodes;
+    for (std::size_t n = 0; n < agg.nodes.size(); ++n)
+      if (agg.nodes[n].aggregated())
+        nodes.append(nodes.empty() ? "" : ", ").append(std::to_string(agg.nodes[n].nv)).append("/").append(std::to_string(free[n]));
+    std::printf("| `%s` | %s | %.1e | %.1e | %.1e | %s | %s | %zu |\n", name, nodes.c_str(), dq, phi, gu,
+                conservative ? sci(de).c_str() : "—", conservative ? sci(dd).c_str() : "—", e.events.size());
+  }
+  FormulationSettings tight;
+  tight.position_tolerance = 1e-13;
+  SimulationSettings rk4;
+  rk4.integrator.kind = IntegratorKind::rk4;
+  rk4.integrator.dt = 1e-3;
+  rk4.t_end = 5.0;
+  rk4.output_dt = 0.1;
+  const Run a = run(load(dir, "fourbar_jain_terminal"), "embedding", tight, rk4);
+  const Run b = run(load(dir, "fourbar_jain_internal"), "embedding", tight, rk4);
+  double diff = 0;
+  for (std::size_t r = 0; r < a.traj.rows.size(); ++r)
+    for (const char* c : {"q.crank_pivot", "q.crank_pin", "u.crank_pivot", "u.crank_pin"})
+      diff = std::max(diff, std::abs(a.traj.at(r, c) - b.traj.at(r, c)));
+  std::printf("\nTerminal against internal cut (002 §5.2-5.3), RK4 h = 1e-3, loops closed to |Φ| <= 1e-13, 5 s: "
+              "largest difference of the crank and coupler joints' q and u over the output rows %.1e.\n\n", diff);
+}
+
 }  // namespace
 }  // namespace loopdyn
 
@@ -265,7 +324,7 @@ int main(int argc, char** argv) {
     else if (a == "--repeats") repeats = std::max(1, std::atoi(argv[k + 1]));
     else if (a == "--section") section = argv[k + 1];
     else {
-      std::fprintf(stderr, "usage: paper_results [--models DIR] [--repeats N] [--section 001|000]\n");
+      std::fprintf(stderr, "usage: paper_results [--models DIR] [--repeats N] [--section 001|000|002]\n");
       return 2;
     }
   }
@@ -275,6 +334,7 @@ int main(int argc, char** argv) {
       loopdyn::cost_table(dir, repeats);
     }
     if (section == "all" || section == "000") loopdyn::drift_four_bar(dir);
+    if (section == "all" || section == "002") loopdyn::embedding_models(dir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "paper_results: %s\n", e.what());
     return 1;

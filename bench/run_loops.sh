@@ -8,7 +8,10 @@
 # library only.
 #
 # Fails (exit 1, message on stderr, no table) unless every check value equals, to 1e-9 relative,
-# the value of the first method at the same L in both layouts, and 6 g sin(0.3) / 5 at L = 1.
+# the value of the first method at the same L in both layouts, and 6 g sin(0.3) / 5 at L = 1
+# (`tree` runs the open tree with the loops removed: its check value is its own). Then the
+# ratios of issue 7 at each L (embedding against lagrange-dense and against tree, same run) and
+# docs/ladder-scaling.svg, the log-log plot of the table.
 #
 #   bench/run_loops.sh                                      # everything
 #   bench/run_loops.sh --benchmark_filter='lagrange-on/'    # extra arguments go to bench_loops
@@ -29,11 +32,11 @@ cmake --build "$build" --target bench_loops -j "$(nproc)" > "$build/build.log" 2
 "$build/bench/bench_loops" --benchmark_format=json --benchmark_repetitions="$repetitions" --benchmark_min_time="$min_time" \
   --benchmark_report_aggregates_only=true --benchmark_out="$out" "$@" > /dev/null
 
-python3 - "$out" "$repetitions" "$root/bench" "$min_time" <<'EOF'
+python3 - "$out" "$repetitions" "$root/bench" "$min_time" "$root/docs/ladder-scaling.svg" <<'EOF'
 import math, sys
 
 sys.path.insert(0, sys.argv[3])
-from bench_report import load, machine_line, slope, time_in
+from bench_report import load, loglog_svg, machine_line, slope, time_in
 
 FIT_FROM = 8                                # smallest L in the log-log fit
 EXACT_L1 = 6.0 * 9.81 * math.sin(0.3) / 5.0  # benchmarks.md: q̈ of lp0_bottom at L = 1
@@ -53,6 +56,8 @@ def close(a, b):
 errors, reference = [], {}
 for name in order:
     method, layout, cells = key(name)
+    if method == "tree":  # the open tree: a different mechanism
+        continue
     check = rows[name]["median"]["check"]
     ref_name, ref = reference.setdefault(cells, (name, check))
     if not close(check, ref):
@@ -88,6 +93,18 @@ for (method, layout), points in series.items():
     print(f"| `{method}` | {layout} | {slope(fit):.2f} (L = {fit[0][0]}..{fit[-1][0]}) | "
           f"{slope(fit[-2:]):.2f} (L = {fit[-2][0]}..{fit[-1][0]}) |")
 
+times = {(m, lay, L): t for (m, lay), pts in series.items() for L, t in pts}
+if any(m == "embedding" for m, _ in series):
+    print()
+    print("| layout | L | `lagrange-dense` / `embedding` (speed-up) | `embedding` / `tree` (cost over the open tree) |")
+    print("|---|---:|---:|---:|")
+    for (m, lay, L), t in times.items():
+        if m != "embedding" or ("tree", lay, L) not in times or ("lagrange-dense", lay, L) not in times:
+            continue
+        print(f"| {lay} | {L} | {times[('lagrange-dense', lay, L)] / t:.1f} | {t / times[('tree', lay, L)]:.2f} |")
+
+loglog_svg({f"{m} ({lay})": pts for (m, lay), pts in series.items()}, sys.argv[5],
+           "Planar ladder: CPU time per forward-dynamics call (bench/run_loops.sh)", "cells L", "µs per call")
 print()
 print(machine_line(data, repetitions, sys.argv[4]))
 EOF
