@@ -312,19 +312,17 @@ std::vector<int> ConstraintBlock::speeds(const Model& model) const {
   return out;
 }
 
-void block_position(const Model& model, const Constraints& cons, const ConstraintBlock& block,
-                    const KinematicsData& kin, ConstraintData& d, Eigen::Ref<VecX> phi) {
-  for (int k : block.loops) update_loop_frames(model, kin, d, k);
-  for (std::size_t r = 0; r < block.rows.size(); ++r) phi(r) = position_row(model, cons.kept()[block.rows[r]], kin.q, d);
-}
-
-void block_jacobian(const Model& model, const Constraints& cons, const ConstraintBlock& block,
-                    const KinematicsData& kin, ConstraintData& d, Eigen::Ref<MatX> G) {
+void block_position_jacobian(const Model& model, const Constraints& cons, const ConstraintBlock& block,
+                             const KinematicsData& kin, ConstraintData& d, Eigen::Ref<VecX> phi,
+                             Eigen::Ref<MatX> G) {
   for (int k : block.loops) update_loop_frames(model, kin, d, k);
   G.setZero();
   const auto local = [&](int body) { return block.column_of(body); };
-  for (std::size_t r = 0; r < block.rows.size(); ++r)
-    jacobian_row(model, cons.kept()[block.rows[r]], kin, d, G, static_cast<int>(r), local);
+  for (std::size_t r = 0; r < block.rows.size(); ++r) {
+    const ConstraintRow& row = cons.kept()[block.rows[r]];
+    phi(r) = position_row(model, row, kin.q, d);
+    jacobian_row(model, row, kin, d, G, static_cast<int>(r), local);
+  }
 }
 
 void block_bias(const Model& model, const Constraints& cons, const ConstraintBlock& block, const KinematicsData& kin,

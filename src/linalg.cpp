@@ -104,11 +104,27 @@ void SquareLu::solve_transposed(const VecX& b, VecX& x) const {
   x.noalias() = lu_.permutationP().transpose() * y_;
 }
 
+namespace {
+// Up to this size the condition number is computed exactly (the blocks of aggregated bodies).
+constexpr Eigen::Index kExactConditionSize = 4;
+}  // namespace
+
 double SquareLu::condition() {
   const Eigen::Index n = size();
   if (n == 0) return 1.0;
   const auto diagonal = lu_.matrixLU().diagonal().cwiseAbs();
   if (!(diagonal.minCoeff() > 0.0)) return std::numeric_limits<double>::infinity();
+  if (n <= kExactConditionSize) {
+    // ‖A⁻¹‖₁ exactly, column by column: n solves, fewer than Hager's iterations take.
+    double inverse_norm = 0.0;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      x_.setZero();
+      x_(j) = 1.0;
+      solve(x_, z_);
+      inverse_norm = std::max(inverse_norm, z_.lpNorm<1>());
+    }
+    return std::max(norm1_ * inverse_norm, 1.0);
+  }
   // Hager: maximize ‖A⁻¹x‖₁ over ‖x‖₁ = 1 by a gradient step over the vertices e_j.
   x_.setConstant(1.0 / static_cast<double>(n));
   double estimate = 0.0;

@@ -44,6 +44,26 @@ AggregatedBody* aggregated(AggregatedTree* tree, int body) {
   return n < 0 ? nullptr : &tree->nodes[n];
 }
 
+// D_S⁻¹ in place of D_S (lower triangle filled): directly for one independent speed (a ladder
+// cell, a geared joint), else by Cholesky, column by column (a matrix solve allocates Eigen's
+// blocking space).
+void invert_positive_definite(AggregatedBody& g, const Model& model) {
+  const Eigen::Index n = g.Dinv.rows();
+  const bool regular = n == 1 ? g.Dinv(0, 0) > 0.0 : (g.llt.compute(g.Dinv), g.llt.info() == Eigen::Success);
+  if (!regular || !g.Dinv.allFinite())
+    throw std::runtime_error("articulated inertia of the aggregated body of '" + model.body_name[g.bodies.front()] +
+                             "' is singular along its independent speeds");
+  if (n == 1) {
+    g.Dinv(0, 0) = 1.0 / g.Dinv(0, 0);
+    return;
+  }
+  g.Dinv.setIdentity();
+  for (Eigen::Index c = 0; c < n; ++c) {
+    auto column = g.Dinv.col(c);
+    g.llt.solveInPlace(column);
+  }
+}
+
 // Eq 50 for aggregated body S hanging from p: P_S of its bodies (their articulated inertias,
 // children included, block diagonal over the bodies), D_S = H_RSᵀ P_S H_RS (eq 51), and
 // τ̄_S P_S = Σ φ P φ* − G Uᵀ with U = Σ φ P H carried to p's frame and G = U D⁻¹. Small
@@ -88,15 +108,7 @@ void factor_aggregated(const Model& model, AbaData& d, AggregatedBody& g) {
     g.C[j] += d.Ia[b];
     (lp >= 0 ? g.C[lp] : g.Ia_proj) += X.act_inertia(g.C[j]);
   }
-  g.llt.compute(g.Dinv);  // reads the lower triangle
-  if (g.llt.info() != Eigen::Success || !g.Dinv.allFinite())
-    throw std::runtime_error("articulated inertia of the aggregated body of '" + model.body_name[g.bodies.front()] +
-                             "' is singular along its independent speeds");
-  g.Dinv.setIdentity();
-  for (int c = 0; c < nbeta; ++c) {  // column by column: the matrix solve allocates blocking space
-    auto column = g.Dinv.col(c);
-    g.llt.solveInPlace(column);
-  }
+  invert_positive_definite(g, model);
   for (int c = 0; c < nbeta; ++c) {
     Vec6 gc = Vec6::Zero();
     for (int r = 0; r < nbeta; ++r) gc += g.U.col(r) * g.Dinv(r, c);

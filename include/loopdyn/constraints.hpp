@@ -99,13 +99,11 @@ struct ConstraintBlock {
   std::vector<int> speeds(const Model& model) const;
 };
 
-/// Φ of the block's rows (coupling rows read kin.q). Positions of the block's bodies and of the
-/// bodies its loop joints attach to must be current.
-void block_position(const Model& model, const Constraints& cons, const ConstraintBlock& block,
-                    const KinematicsData& kin, ConstraintData& d, Eigen::Ref<VecX> phi);
-/// G of the block's rows on its columns (rows x columns). Overwrites G.
-void block_jacobian(const Model& model, const Constraints& cons, const ConstraintBlock& block,
-                    const KinematicsData& kin, ConstraintData& d, Eigen::Ref<MatX> G);
+/// Φ and G of the block's rows (G: rows x columns, overwritten); coupling rows read kin.q.
+/// Positions of the block's bodies and of the bodies its loop joints attach to must be current.
+void block_position_jacobian(const Model& model, const Constraints& cons, const ConstraintBlock& block,
+                             const KinematicsData& kin, ConstraintData& d, Eigen::Ref<VecX> phi,
+                             Eigen::Ref<MatX> G);
 /// γ of the block's rows. Φ of a block depends only on the block's coordinates (its loops close
 /// within it and the body it hangs from, and are invariant to rigid motions of that body), so the
 /// accelerations at u̇ = 0 are taken with zero spatial acceleration of the bodies outside the block:

@@ -127,8 +127,7 @@ void BlockPartition::analyse(double t, KinematicsData& kin, ConstraintData& data
     const double tol = settings_.position_tolerance;
     bool rechosen_for_rank = false;
     for (;;) {
-      block_position(model_, cons_, block_, kin, data, phi_);
-      block_jacobian(model_, cons_, block_, kin, data, G_);
+      block_position_jacobian(model_, cons_, block_, kin, data, phi_, G_);
       factor_or_choose(t);  // 001 §2.2: re-selection when G_RD becomes ill conditioned
       if (inf_norm(phi_) <= tol) break;
       double dependent_error = 0.0;
