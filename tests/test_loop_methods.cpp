@@ -1,4 +1,4 @@
-// The joint-coordinate loop formulations (lagrange-dense, lagrange-on, gcp, nullspace) against
+// The loop formulations (lagrange-dense, lagrange-on, gcp, nullspace, embedding) against
 // each other, against an independent null-space solve, and on the planar ladder's check value.
 #include <algorithm>
 #include <cmath>

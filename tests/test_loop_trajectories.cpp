@@ -1,5 +1,5 @@
-// Trajectories of the four joint-coordinate loop formulations on every paper model with loops
-// and on a random spatial mechanism with two coupled loops (issue 5, "what it must show").
+// Trajectories of the loop formulations (issue 5's four and embedding) on every model with loops
+// and on a random spatial mechanism with two coupled loops (issues 5 and 7, "what it must show").
 #include <set>
 
 #include "loopdyn/assembly.hpp"
@@ -74,7 +74,7 @@ TEST(LoopTrajectories, RandomCaseHasTwoCoupledLoops) {
   EXPECT_EQ(constraint_rank(c.model, Constraints(c.model), c.q).dof, 2);
 }
 
-// All four agree after 5 s at rtol = atol = 1e-10: dopri5's global error here is ~1e-9 (see
+// All agree after 5 s at rtol = atol = 1e-10: dopri5's global error here is ~1e-9 (see
 // test_integrators), so 1e-7 leaves two digits for the different ways the methods hold Φ = 0.
 // Energy: the integrator conserves it to ~1e-9 relative at this tolerance; 1e-7 · max(1, |E|)
 // separates that from a wrong force (a 1 % error in g drifts E by 1e-2). gcp and nullspace hold
