@@ -38,6 +38,21 @@ std::string lp(int k) { return "lp" + std::to_string(k); }
 std::string rp(int k) { return "rp" + std::to_string(k); }
 std::string rung(int k) { return k < 0 ? std::string(ground_name) : "rung" + std::to_string(k); }
 
+// Spatial ladder (paper 000 §4.3): names, and the inertia about the centre of a uniform slender rod
+// of 1 m, 1 kg along unit axis e: (1/12)(I₃ − e eᵀ) plus a small axial inertia 10⁻³ e eᵀ.
+std::string post(int k) { return "post" + std::to_string(k); }
+Mat3 slender_rod(const Vec3& e) {
+  return (Mat3::Identity() - e * e.transpose()) / 12.0 + 1e-3 * e * e.transpose();
+}
+
+// A universal joint with the given axes (first in the parent joint frame, second in the child's).
+void add_hooke(Mechanism& m, const std::string& name, const std::string& parent, const std::string& child,
+               const Vec3& at, const Vec3& axis, const Vec3& axis2) {
+  JointSpec& j = m.add_joint(name, JointType::universal, parent, child, Transform::translation(at));
+  j.axis = axis;
+  j.axis2 = axis2;
+}
+
 }  // namespace
 
 Mechanism chain_mechanism(int n) {
@@ -174,6 +189,49 @@ LadderState ladder_state(const Model& model, int cells) {
     s.q(model.q_index[i]) = angle[i] - (p < 0 ? 0.0 : angle[p]);
     s.u(model.v_index[i]) = rate[i] - (p < 0 ? 0.0 : rate[p]);
   }
+  return s;
+}
+
+Mechanism spatial_ladder_mechanism(int cells) {
+  require_positive(cells, "spatial_ladder_mechanism: number of cells");
+  Mechanism m;
+  m.name = "spatial-ladder-" + std::to_string(cells);
+  m.gravity = Vec3(0.0, 0.0, -9.81);
+  const Vec3 x = Vec3::UnitX(), y = Vec3::UnitY(), z = Vec3::UnitZ();
+  for (int k = 0; k <= cells; ++k) {
+    // Post k hangs 1 m along −z from a Hooke joint at (k, 0, 0): x in ground, then y in the post.
+    m.add_body(post(k), 1.0, -0.5 * z, slender_rod(z));
+    add_hooke(m, post(k) + "_top", std::string(ground_name), post(k), Vec3(k, 0.0, 0.0), x, y);
+    if (k == 0) continue;
+    // Rung k runs 1 m along +x from the lower end of post k−1 (Hooke: y in the post, then z in the
+    // rung); its right end closes the cell on the lower end of post k by a revolute about y.
+    m.add_body(rung(k), 1.0, 0.5 * x, slender_rod(x));
+    add_hooke(m, rung(k) + "_left", post(k - 1), rung(k), -z, y, z);
+    JointSpec& pin = m.add_joint(rung(k) + "_right", JointType::revolute, rung(k), post(k),
+                                 Transform::translation(x), Transform::translation(-z));
+    pin.axis = y;
+    pin.cut = true;
+  }
+  return m;
+}
+
+SpatialLadderState spatial_ladder_state(const Model& model, int cells) {
+  require_positive(cells, "spatial_ladder_state: number of cells");
+  if (model.nbodies != 2 * cells + 1 || model.nv != 4 * cells + 2 || model.nq != 4 * cells + 2)
+    throw std::invalid_argument("spatial_ladder_state: expected a model of spatial_ladder_mechanism(" +
+                                std::to_string(cells) + ") with " + std::to_string(2 * cells + 1) + " bodies and " +
+                                std::to_string(4 * cells + 2) + " coordinates, got " + std::to_string(model.nbodies) +
+                                " bodies, nq = " + std::to_string(model.nq));
+  // The 2-dof pendulum (§4.3): posts at Rot(x, α) Rot(y, β), rungs at Rot(x, α) = Rot(x, α) Rot(y, β) Rot(y, −β).
+  const double alpha = 0.4, beta = -0.25, alpha_dot = 0.6, beta_dot = 0.35;
+  SpatialLadderState s{VecX(model.nq), VecX(model.nv)};
+  auto set = [&](const std::string& joint, double q0, double q1, double u0, double u1) {
+    const int i = model.joint_index(joint);
+    s.q.segment<2>(model.q_index[i]) << q0, q1;
+    s.u.segment<2>(model.v_index[i]) << u0, u1;
+  };
+  for (int k = 0; k <= cells; ++k) set(post(k) + "_top", alpha, beta, alpha_dot, beta_dot);
+  for (int k = 1; k <= cells; ++k) set(rung(k) + "_left", -beta, 0.0, -beta_dot, 0.0);
   return s;
 }
 

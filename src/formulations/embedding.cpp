@@ -21,6 +21,9 @@ Embedding::Embedding(const Model& model, const FormulationSettings& settings)
                  [this](double t, std::string message) { report(t, message.insert(0, "embedding: ")); }),
       forces_(model), lambda_(VecX::Zero(cons_.rows())) {
   tree_.node_of_body.assign(model.nbodies, -1);
+  // Reserved: an AggregatedBody is not moved after construction (Eigen's LLT leaves its status
+  // uninitialized until the first factorization, and a move would read it).
+  tree_.nodes.reserve(aggregation_.nodes.size());
   for (int n = 0; n < static_cast<int>(aggregation_.nodes.size()); ++n) {
     const AggregatedNode& node = aggregation_.nodes[n];
     if (!node.aggregated()) continue;
