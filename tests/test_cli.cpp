@@ -241,6 +241,47 @@ TEST(Cli, GenerateLadderWritesTheBenchmarkStateInEveryLayout) {
   }
 }
 
+// `loopdyn generate spatial-ladder` (paper 000 §4.3): the file round-trips to the generator's
+// mechanism and starts exactly at spatial_ladder_state; 2L + 1 bodies, 4L + 2 coordinates, L loops,
+// 2 DOF, and it simulates without assembly.
+TEST(Cli, GenerateSpatialLadderWritesItsState) {
+  const int cells = 3;
+  const auto file = scratch("generate_spatial_ladder.yaml");
+  const CliResult gen = run("generate spatial-ladder --cells 3 --out " + file.string());
+  ASSERT_EQ(gen.status, 0) << gen.output;
+  const CliResult info = run("info --json " + file.string());
+  ASSERT_EQ(info.status, 0) << info.output;
+  const auto j = nlohmann::json::parse(info.output);
+  EXPECT_EQ(j["nq"], 4 * cells + 2);
+  EXPECT_EQ(j["nv"], 4 * cells + 2);
+  EXPECT_EQ(j["dof_rank"], 2);
+  ASSERT_EQ(j["loop_joints"].size(), static_cast<std::size_t>(cells));
+  const loopdyn::Mechanism read = loopdyn::load_mechanism(file.string());
+  EXPECT_EQ(read.name, "spatial-ladder-3");
+  EXPECT_EQ(loopdyn::write_mechanism(read), [&] {
+    // The generator's mechanism with the state as the tree joints' q and u writes the same text.
+    loopdyn::Mechanism m = loopdyn::spatial_ladder_mechanism(cells);
+    const loopdyn::Model model = loopdyn::Model::build(m);
+    const loopdyn::SpatialLadderState s = loopdyn::spatial_ladder_state(model, cells);
+    for (loopdyn::JointSpec& spec : m.joints) {
+      if (spec.cut) continue;
+      const int i = model.joint_index(spec.name);
+      spec.q.assign(s.q.data() + model.q_index[i], s.q.data() + model.q_index[i] + 2);
+      spec.u.assign(s.u.data() + model.v_index[i], s.u.data() + model.v_index[i] + 2);
+    }
+    return loopdyn::write_mechanism(m);
+  }());
+  const loopdyn::Model model = loopdyn::Model::build(read);
+  const loopdyn::SpatialLadderState state = loopdyn::spatial_ladder_state(model, cells);
+  EXPECT_EQ(model.q0, state.q);
+  EXPECT_EQ(model.u0, state.u);
+  const CliResult sim = run("simulate " + file.string() + " --no-assemble --t-end 0.1 --out " +
+                            scratch("generate_spatial_ladder.csv").string());
+  ASSERT_EQ(sim.status, 0) << sim.output;
+  EXPECT_NE(sim.output.find("as given (--no-assemble)"), std::string::npos) << sim.output;
+  expect_one_line_error(run("generate spatial-ladder --cells 0"), "--cells must be at least 1, got 0");
+}
+
 TEST(Cli, GenerateChainPrintsTheModelWithItsBenchmarkState) {
   const CliResult r = run("generate chain --bodies 4");
   ASSERT_EQ(r.status, 0) << r.output;

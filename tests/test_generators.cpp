@@ -1,14 +1,17 @@
 // Benchmark generators (generators.hpp): the splitmix64 stream against an independent reference,
 // chain/branched tree data, and the planar ladder in its three layouts (counts, loops closed at
 // position and velocity level at the benchmark state, mobility, same geometry in every layout,
-// and the L = 1 static check value 6 g sin φ₀ / 5).
+// and the L = 1 static check value 6 g sin φ₀ / 5), and the spatial ladder of paper 000 §4.3
+// (counts, loops closed at its state, 2 DOF, accelerations of the equivalent 2-dof pendulum).
 #include <Eigen/Cholesky>
 #include <Eigen/SVD>
 #include <cmath>
 #include <map>
 
 #include "loopdyn/generators.hpp"
+#include "loopdyn/assembly.hpp"
 #include "loopdyn/constraints.hpp"
+#include "loopdyn/formulation.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 #include "test_support.hpp"
 
@@ -251,6 +254,153 @@ TEST(Ladder, StaticCheckValueAndLayoutInvariance) {
     if (name.rfind("rung", 0) == 0) {
       EXPECT_NEAR(value, 0.0, 1e-10) << name;  // rungs translate
     }
+  }
+}
+
+
+// Spatial ladder (paper 000 §4.3, generators.hpp): N = 2L + 1, n = 4L + 2, m = 4L, 2 DOF.
+constexpr int spatial_sizes[] = {1, 2, 3, 8};
+
+TEST(SpatialLadder, CountsJointsAndGeometry) {
+  for (int L : spatial_sizes) {
+    SCOPED_TRACE("L = " + std::to_string(L));
+    const Mechanism mech = spatial_ladder_mechanism(L);
+    const Model m = Model::build(mech);
+    EXPECT_EQ(m.name, "spatial-ladder-" + std::to_string(L));
+    EXPECT_EQ(m.nbodies, 2 * L + 1);
+    EXPECT_EQ(m.nq, 4 * L + 2);
+    EXPECT_EQ(m.nv, 4 * L + 2);
+    ASSERT_EQ(m.loop_joints.size(), static_cast<size_t>(L));
+    EXPECT_EQ(Constraints::all_rows(m).size(), static_cast<size_t>(5 * L));  // 5 rows per revolute
+    EXPECT_EQ(m.gravity, Vec3(0.0, 0.0, -9.81));
+    for (const JointSpec& j : mech.joints) EXPECT_EQ(j.type, j.cut ? JointType::revolute : JointType::universal) << j.name;
+    for (const ModelJoint& lj : m.loop_joints) {
+      ASSERT_TRUE(std::holds_alternative<Revolute>(lj.joint));
+      EXPECT_EQ(std::get<Revolute>(lj.joint).axis, Vec3::UnitY());
+    }
+    // At q = 0: post k hangs from (k, 0, 0) down to (k, 0, −1); rung k joins (k − 1, 0, −1) to (k, 0, −1).
+    const auto at_zero = com_poses(m, VecX::Zero(m.nq));
+    for (int k = 0; k <= L; ++k)
+      EXPECT_TRUE(at_zero.at("post" + std::to_string(k)).first.isApprox(Vec3(k, 0.0, -0.5))) << k;
+    for (int k = 1; k <= L; ++k)
+      EXPECT_TRUE(at_zero.at("rung" + std::to_string(k)).first.isApprox(Vec3(k - 0.5, 0.0, -1.0))) << k;
+  }
+  EXPECT_THROW(spatial_ladder_mechanism(0), std::invalid_argument);
+  EXPECT_THROW(spatial_ladder_state(Model::build(spatial_ladder_mechanism(2)), 3), std::invalid_argument);
+}
+
+TEST(SpatialLadder, StateClosesEveryLoopWithTwoDof) {
+  for (int L : spatial_sizes) {
+    SCOPED_TRACE("L = " + std::to_string(L));
+    const Model m = Model::build(spatial_ladder_mechanism(L));
+    const SpatialLadderState s = spatial_ladder_state(m, L);
+    EXPECT_GT(s.u.cwiseAbs().maxCoeff(), 0.1);
+    // Kept rows (what the formulations use) and every row (structurally redundant ones included).
+    const auto [phi, G, gamma] = test::constraint_values(m, s.q, s.u);
+    EXPECT_LE(phi.cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LE((G * s.u).cwiseAbs().maxCoeff(), 1e-12);
+    const Constraints all = Constraints::unreduced(m);
+    KinematicsData kin(m);
+    update_positions(m, kin, s.q);
+    ConstraintData cd(m, all);
+    VecX phi_all(all.rows());
+    MatX G_all(all.rows(), m.nv);
+    constraint_position(m, all, kin, cd, phi_all);
+    constraint_jacobian(m, all, kin, cd, G_all);
+    EXPECT_LE(phi_all.cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LE((G_all * s.u).cwiseAbs().maxCoeff(), 1e-12);
+    // m = 4L independent constraints: the 5L rows have rank 4L, DOF 2 (§4.3).
+    const RankInfo r = constraint_rank(m, all, s.q);
+    EXPECT_EQ(r.rank, 4 * L);
+    EXPECT_EQ(r.dof, 2);
+    // The structural check drops L − 1 rows (rank 4L + 1 off the manifold), one kept row stays
+    // dependent on it; for L ≤ 4 the kept rows keep rank 4L (see DISABLED_ test below for L ≥ 5).
+    const Constraints kept(m);
+    EXPECT_EQ(kept.rows(), 4 * L + 1);
+    if (L <= 4) {
+      EXPECT_EQ(constraint_rank(m, kept, s.q).dof, 2);
+    }
+  }
+}
+
+// Every post at Rot(x, α) Rot(y, β), every rung at Rot(x, α): one 2-dof spatial pendulum (§4.3,
+// figure 10). With posts of inertia diag(1/3, 1/3, ε) about their pivots, rungs of mass 1 moving
+// with the post tips and spinning at α̇ about their own axis (inertia ε = 10⁻³):
+//   T = ½ [M₁₁(β) α̇² + a β̇²],  M₁₁ = a cos²β + ε ((L + 1) sin²β + L),  a = (L + 1)/3 + L,
+//   V = −g c cos α cos β,  c = (L + 1)/2 + L,
+// Lagrange's equations give α̈, β̈; every post_top joint has (α̈, β̈), every rung_left (−β̈, 0).
+VecX pendulum_accelerations(const Model& m, int L, const SpatialLadderState& s) {
+  const int p0 = m.joint_index("post0_top");
+  const double al = s.q(m.q_index[p0]), be = s.q(m.q_index[p0] + 1);
+  const double ad = s.u(m.v_index[p0]), bd = s.u(m.v_index[p0] + 1);
+  const double g = 9.81, eps = 1e-3, a = (L + 1) / 3.0 + L, c = 0.5 * (L + 1) + L;
+  const double M11 = a * std::cos(be) * std::cos(be) + eps * ((L + 1) * std::sin(be) * std::sin(be) + L);
+  const double dM11 = 2.0 * std::sin(be) * std::cos(be) * (eps * (L + 1) - a);  // ∂M₁₁/∂β
+  const double add = -(dM11 * ad * bd + g * c * std::sin(al) * std::cos(be)) / M11;
+  const double bdd = (0.5 * dM11 * ad * ad - g * c * std::cos(al) * std::sin(be)) / a;
+  VecX udot(m.nv);
+  for (int k = 0; k <= L; ++k) udot.segment<2>(m.v_index[m.joint_index("post" + std::to_string(k) + "_top")]) << add, bdd;
+  for (int k = 1; k <= L; ++k)
+    udot.segment<2>(m.v_index[m.joint_index("rung" + std::to_string(k) + "_left")]) << -bdd, 0.0;
+  return udot;
+}
+
+TEST(SpatialLadder, AccelerationsAreThoseOfTheTwoDofPendulum) {
+  // Exact closed state, dense solves of at most 14 speeds: the methods agree with the pendulum to
+  // about 3e-14 of |u̇| ≈ 5 (measured); 1e-12 relative leaves a margin for other BLAS orders.
+  for (int L : {1, 2, 3}) {
+    SCOPED_TRACE("L = " + std::to_string(L));
+    const Model m = Model::build(spatial_ladder_mechanism(L));
+    const SpatialLadderState s = spatial_ladder_state(m, L);
+    const VecX expected = pendulum_accelerations(m, L, s);
+    for (const char* method : {"lagrange-dense", "nullspace", "embedding"}) {
+      const auto f = make_formulation(method, m);
+      VecX udot(m.nv);
+      f->accelerations(0.0, s.q, s.u, udot);
+      EXPECT_TRUE(test::near(udot, expected, 1e-12)) << method;
+    }
+  }
+  // The dense reference on every row (not the kept ones) at every size.
+  for (int L : spatial_sizes) {
+    const Model m = Model::build(spatial_ladder_mechanism(L));
+    const SpatialLadderState s = spatial_ladder_state(m, L);
+    EXPECT_TRUE(test::near(test::reference_accelerations(m, s.q, s.u), pendulum_accelerations(m, L, s), 1e-12)) << L;
+  }
+}
+
+// Known defect (generators.hpp, "Constraint rows"): from L = 5 on, the rows Constraints drops at
+// random configurations are needed on the manifold (kept rank 4L − 2 at L = 8), so the model sees
+// 4 DOF and every formulation misses the pendulum by ~13 rad/s². Enable once Constraints keeps them.
+TEST(SpatialLadder, DISABLED_KeptRowsKeepTwoDofAtLargeL) {
+  for (int L : {5, 8}) {
+    SCOPED_TRACE("L = " + std::to_string(L));
+    const Model m = Model::build(spatial_ladder_mechanism(L));
+    const SpatialLadderState s = spatial_ladder_state(m, L);
+    EXPECT_EQ(constraint_rank(m, Constraints(m), s.q).dof, 2);
+    VecX udot(m.nv);
+    make_formulation("lagrange-dense", m)->accelerations(0.0, s.q, s.u, udot);
+    EXPECT_TRUE(test::near(udot, pendulum_accelerations(m, L, s), 1e-12));
+  }
+}
+
+TEST(SpatialLadder, AssemblyFromATiltLandsOnThePendulumFamily) {
+  // Off the manifold G has rank 4L + 1, so assembly keeps one coordinate of post0_top and moves
+  // the other: every post ends at the same (α, β), every rung at (−β, 0).
+  const int L = 3;
+  const Model m = Model::build(spatial_ladder_mechanism(L));
+  VecX q0 = VecX::Zero(m.nq);
+  const int p0 = m.joint_index("post0_top");
+  q0.segment<2>(m.q_index[p0]) << 0.4, -0.25;
+  AssemblySettings settings;
+  settings.fixed_speeds.assign(m.nv, false);
+  settings.fixed_speeds[m.v_index[p0]] = settings.fixed_speeds[m.v_index[p0] + 1] = true;
+  const AssemblyResult a = assemble(m, Constraints(m), q0, VecX::Zero(m.nv), settings);
+  EXPECT_EQ(a.independent_speeds.size(), 1u);
+  const Eigen::Vector2d post = a.q.segment<2>(m.q_index[p0]);
+  for (int k = 1; k <= L; ++k) {
+    EXPECT_LE((a.q.segment<2>(m.q_index[m.joint_index("post" + std::to_string(k) + "_top")]) - post).cwiseAbs().maxCoeff(), 1e-10);
+    EXPECT_LE((a.q.segment<2>(m.q_index[m.joint_index("rung" + std::to_string(k) + "_left")]) -
+               Eigen::Vector2d(-post(1), 0.0)).cwiseAbs().maxCoeff(), 1e-10);
   }
 }
 

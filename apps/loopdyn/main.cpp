@@ -337,6 +337,16 @@ int write_generated(const Mechanism& m, const std::string& out) {
   return 0;
 }
 
+// Writes generated mechanism m starting at state(model) (anything with q and u in the coordinates
+// of the model built from m): the code path of every `generate` subcommand.
+template <class StateOf>
+int generate_at_state(Mechanism m, const StateOf& state, const std::string& out) {
+  const Model model = Model::build(m);
+  const auto s = state(model);
+  set_initial_state(m, model, s.q, s.u);
+  return write_generated(m, out);
+}
+
 void require_positive(int n, const char* option) {
   if (n < 1) throw std::invalid_argument(std::string(option) + " must be at least 1, got " + std::to_string(n));
 }
@@ -351,20 +361,21 @@ int generate_ladder(const GenerateOptions& o) {
       std::find_if(std::begin(layouts), std::end(layouts), [&](const auto& l) { return l.first == o.layout; });
   if (layout == std::end(layouts))
     throw std::invalid_argument("unknown ladder layout '" + o.layout + "' (known: serial, comb, comb-parents-first)");
-  Mechanism m = ladder_mechanism(o.cells, layout->second);
-  const Model model = Model::build(m);
-  const LadderState s = ladder_state(model, o.cells);
-  set_initial_state(m, model, s.q, s.u);
-  return write_generated(m, o.out);
+  return generate_at_state(ladder_mechanism(o.cells, layout->second),
+                           [&](const Model& model) { return ladder_state(model, o.cells); }, o.out);
+}
+
+// `generate spatial-ladder`: the spatial ladder of paper 000 §4.3 at its benchmark state.
+int generate_spatial_ladder(const GenerateOptions& o) {
+  require_positive(o.cells, "--cells");
+  return generate_at_state(spatial_ladder_mechanism(o.cells),
+                           [&](const Model& model) { return spatial_ladder_state(model, o.cells); }, o.out);
 }
 
 // `generate chain`: the revolute chain of benchmarks.md at its benchmark state (q and u).
 int generate_chain(const GenerateOptions& o) {
   require_positive(o.bodies, "--bodies");
-  Mechanism m = chain_mechanism(o.bodies);
-  const ChainState s = chain_state(o.bodies);
-  set_initial_state(m, Model::build(m), s.q, s.u);
-  return write_generated(m, o.out);
+  return generate_at_state(chain_mechanism(o.bodies), [&](const Model&) { return chain_state(o.bodies); }, o.out);
 }
 
 }  // namespace
@@ -428,6 +439,10 @@ int main(int argc, char** argv) {
   cmd_ladder->add_option("--layout", gen.layout, "spanning tree: serial, comb or comb-parents-first")
       ->capture_default_str();
   cmd_ladder->add_option("--out", gen.out, "model file to write (default: print it)");
+  CLI::App* cmd_spatial = cmd_gen->add_subcommand(
+      "spatial-ladder", "spatial ladder of paper 000 4.3 (L cells, 2L+1 bodies on Hooke joints, 2 DOF) at its benchmark state");
+  cmd_spatial->add_option("--cells", gen.cells, "number of cells L")->required();
+  cmd_spatial->add_option("--out", gen.out, "model file to write (default: print it)");
   CLI::App* cmd_chain = cmd_gen->add_subcommand("chain", "revolute chain of N bodies at its benchmark state");
   cmd_chain->add_option("--bodies", gen.bodies, "number of bodies N")->required();
   cmd_chain->add_option("--out", gen.out, "model file to write (default: print it)");
@@ -438,6 +453,7 @@ int main(int argc, char** argv) {
     if (cmd_info->parsed()) return info(info_model, info_json);
     if (cmd_asm->parsed()) return assemble_model(asm_opts);
     if (cmd_ladder->parsed()) return generate_ladder(gen);
+    if (cmd_spatial->parsed()) return generate_spatial_ladder(gen);
     if (cmd_chain->parsed()) return generate_chain(gen);
   } catch (const std::exception& e) {
     std::cerr << "loopdyn: error: " << e.what() << '\n';

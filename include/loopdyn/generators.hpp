@@ -8,6 +8,8 @@
 //   branched-N       N revolute bodies in a binary tree, same body data (tree dynamics).
 //   ladder-L         L planar parallelogram cells stacked on each other, one loop per cell, in
 //                    three spanning-tree layouts that must give the same motion.
+//   spatial-ladder-L the spatial ladder of paper 000 §4.3: L + 1 posts hung from ground by Hooke
+//                    joints, L rungs, one revolute loop closure per cell, 2 degrees of freedom.
 #pragma once
 
 #include <cstdint>
@@ -92,5 +94,58 @@ struct LadderState {
 /// φ̇_k = 0.5 cos k; rungs horizontal, translating. Each tree joint gets child angle − parent
 /// angle (ground 0), rates likewise, so the loops close at position and velocity level.
 LadderState ladder_state(const Model& model, int cells);
+
+/// `spatial-ladder-L`, the spatial ladder of paper 000 §4.3 (figure 9 is not in our copy of the
+/// paper; this geometry has its counts): N = 2L + 1 bodies, every tree joint a Hooke (universal)
+/// joint, so n = 2N = 4L + 2 coordinates, one revolute loop closure per cell (L cut joints, the
+/// paper's L phantom bodies), m = 4L independent constraints, 2 degrees of freedom. In the world at
+/// q = 0 (x along the ladder, z up):
+///   posts "post{k}", k = 0..L: frame origin at the top end, the rod running 1 m along −z of its
+///       frame; joint "post{k}_top" (universal, ground → post{k}) with its frame at (k, 0, 0) in the
+///       world, first axis x (in ground), second axis y (in the post);
+///   rungs "rung{k}", k = 1..L: frame origin at the left end, the rod running 1 m along +x; joint
+///       "rung{k}_left" (universal, post{k−1} → rung{k}) with its frame at (0, 0, −1) in post{k−1}
+///       (its lower end), first axis y (in the post), second axis z (in the rung);
+///   loop closure "rung{k}_right" (revolute about y, `cut: true`, parent rung{k}, child post{k}):
+///       frame at (1, 0, 0) in the rung (its right end) and at (0, 0, −1) in post{k} (lower end).
+/// Joint frames are parallel to the body frames; listing order post0, then for k = 1..L: post{k},
+/// rung{k} with their joints. Every body is a uniform slender rod, 1 m, 1 kg, centre of mass at its
+/// middle ((0, 0, −0.5) in a post, (0.5, 0, 0) in a rung), inertia about it (1/12)(I₃ − e eᵀ) +
+/// 10⁻³ e eᵀ for the rod direction e (diag(1/12, 1/12, 10⁻³) for a post, diag(10⁻³, 1/12, 1/12)
+/// for a rung). Gravity (0, 0, −9.81). Throws std::invalid_argument for cells < 1.
+///
+/// Motion. On the branch through q = 0 every post has the same orientation
+/// R = Rot(x, α) Rot(y, β) and every rung is turned by Rot(x, α) (a spatial parallelogram swinging
+/// in the plane turned by α about x): the ladder moves as one 2-dof spatial pendulum (§4.3) with
+/// q1 = α, q2 = β the coordinates of post0_top.
+///
+/// Constraint rows. Each revolute closure has 5 rows (5L), but a cell closes only because its
+/// axes are parallel (revolute axis parallel to both posts' y axes, equal α), so at closed
+/// configurations one row per cell is dependent: the 5L rows have rank 4L (DOF 2). The dependency
+/// comes from the closed geometry, not from the tree: at the random, not closed, configurations
+/// where Constraints (constraints.hpp) looks for structurally redundant rows the rank is 4L + 1, so
+/// it drops L − 1 rows and keeps 4L + 1, one of which stays dependent on the constraint manifold.
+/// Which rows it drops is decided there, not on the manifold: for L ≤ 4 the kept rows still have
+/// rank 4L at closed configurations (constraint_rank(model, Constraints(model), q).dof = 2), for
+/// L ≥ 5 they do not (kept rank 4L − 1 at L = 5..7, 4L − 2 at L = 8, ...: a row needed on the
+/// manifold was dropped), so Constraints(model) and every formulation built on it see more than
+/// 2 DOF there; Constraints::unreduced(model) has rank 4L at every L. Of all 108 choices of
+/// coordinate axes for the two universal joints and the revolute, none with a true Hooke joint at
+/// the post tops (both axes ⟂ the post) keeps exactly 4L rows with DOF 2 for L = 1, 2, 3; the ones
+/// that do let the post turn about its own length (a spin, not a swing), and the two other
+/// swinging arrangements (rung axes x, y or z, y) drop needed rows too.
+Mechanism spatial_ladder_mechanism(int cells);
+
+/// Spatial-ladder state in model coordinates: (nq), (nv).
+struct SpatialLadderState {
+  VecX q, u;
+};
+/// The benchmark state of `spatial-ladder-L` for a model built from spatial_ladder_mechanism(cells):
+/// the closed configuration of the 2-dof pendulum above at α = 0.4, β = −0.25 rad, rates
+/// α̇ = 0.6, β̇ = 0.35 rad/s. Every "post{k}_top" gets q = (α, β), u = (α̇, β̇); every
+/// "rung{k}_left" q = (−β, 0), u = (−β̇, 0). Closed exactly, in closed form: assemble() cannot
+/// hold both coordinates of post0_top from a tilt that is not closed (G has rank 4L + 1 there, so
+/// only one speed stays independent; it keeps α and moves β along the same family).
+SpatialLadderState spatial_ladder_state(const Model& model, int cells);
 
 }  // namespace loopdyn
