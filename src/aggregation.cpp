@@ -20,9 +20,15 @@ int common_ancestor(const Model& m, int a, int b) {
   return a;
 }
 
-// Marks the bodies on the path from `body` up to `top` (exclusive).
-void mark_path(const Model& m, int body, int top, std::vector<char>& in) {
-  for (int i = body; i != top; i = m.parent[i]) in[i] = 1;
+// Appends the bodies on the path from `body` up to `top` (exclusive).
+void add_path(const Model& m, int body, int top, std::vector<int>& out) {
+  for (int i = body; i != top; i = m.parent[i]) out.push_back(i);
+}
+
+Subgraph sorted(Subgraph g) {
+  std::sort(g.bodies.begin(), g.bodies.end());
+  g.bodies.erase(std::unique(g.bodies.begin(), g.bodies.end()), g.bodies.end());
+  return g;
 }
 
 // Union-find over bodies.
@@ -34,6 +40,29 @@ struct Sets {
 };
 
 }  // namespace
+
+Subgraph loop_subgraph(const Model& m, int loop_joint) {
+  const ModelJoint& lj = m.loop_joints[loop_joint];
+  Subgraph g;
+  g.base = common_ancestor(m, lj.parent, lj.child);
+  add_path(m, lj.parent, g.base, g.bodies);
+  add_path(m, lj.child, g.base, g.bodies);
+  return sorted(std::move(g));
+}
+
+Subgraph coupling_subgraph(const Model& m, int coupling) {
+  const ModelCoupling& cp = m.couplings[coupling];
+  Subgraph g;
+  g.base = cp.terms.front().joint;
+  for (const ModelCoupling::Term& t : cp.terms) g.base = common_ancestor(m, g.base, t.joint);
+  for (const ModelCoupling::Term& t : cp.terms) add_path(m, t.joint, g.base, g.bodies);
+  // A coupled joint of the common ancestor itself belongs to the sub-graph.
+  if (g.base >= 0 && std::any_of(cp.terms.begin(), cp.terms.end(), [&](const auto& t) { return t.joint == g.base; })) {
+    g.bodies.push_back(g.base);
+    g.base = m.parent[g.base];
+  }
+  return sorted(std::move(g));
+}
 
 int Aggregation::largest_nv() const {
   int n = 0;
@@ -47,31 +76,14 @@ Aggregation aggregate(const Model& m) {
   std::vector<char> member(nb, 0);  // body belongs to some sub-graph
   Sets sets(nb);
   // Each sub-graph: mark it and join its bodies.
-  auto add_subgraph = [&](const std::vector<char>& in) {
-    int first = -1;
-    for (int i = 0; i < nb; ++i) {
-      if (!in[i]) continue;
+  auto add_subgraph = [&](const Subgraph& g) {
+    for (int i : g.bodies) {
       member[i] = 1;
-      if (first < 0) first = i;
-      else sets.join(i, first);
+      sets.join(i, g.bodies.front());
     }
   };
-  for (const ModelJoint& lj : m.loop_joints) {
-    std::vector<char> in(nb, 0);
-    const int c = common_ancestor(m, lj.parent, lj.child);
-    mark_path(m, lj.parent, c, in);
-    mark_path(m, lj.child, c, in);
-    add_subgraph(in);
-  }
-  for (const ModelCoupling& cp : m.couplings) {
-    int c = cp.terms.front().joint;
-    for (const ModelCoupling::Term& t : cp.terms) c = common_ancestor(m, c, t.joint);
-    std::vector<char> in(nb, 0);
-    for (const ModelCoupling::Term& t : cp.terms) mark_path(m, t.joint, c, in);
-    if (c >= 0 && std::any_of(cp.terms.begin(), cp.terms.end(), [&](const auto& t) { return t.joint == c; }))
-      in[c] = 1;
-    add_subgraph(in);
-  }
+  for (int k = 0; k < static_cast<int>(m.loop_joints.size()); ++k) add_subgraph(loop_subgraph(m, k));
+  for (int k = 0; k < static_cast<int>(m.couplings.size()); ++k) add_subgraph(coupling_subgraph(m, k));
   // Nodes: one per set and one per single body, in order of their first (topmost) body.
   Aggregation out;
   out.node_of_body.assign(nb, -1);

@@ -8,6 +8,7 @@
 #include "loopdyn/formulations/gcp.hpp"
 #include "loopdyn/formulations/lagrange_on.hpp"
 #include "loopdyn/formulations/nullspace.hpp"
+#include "loopdyn/formulations/rcr.hpp"
 #include "loopdyn/formulations/tree.hpp"
 
 namespace loopdyn {
@@ -37,6 +38,7 @@ std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model
   if (name == "gcp") return std::make_unique<Gcp>(model, settings);
   if (name == "nullspace") return std::make_unique<Nullspace>(model, settings);
   if (name == "embedding") return std::make_unique<Embedding>(model, settings);
+  if (name == "rcr") return std::make_unique<Rcr>(model, settings);
   const auto& names = formulation_names();
   if (std::find(names.begin(), names.end(), name) != names.end())
     throw ModelError("method '" + std::string(name) + "' is not implemented yet");

@@ -96,6 +96,7 @@ inline VecX moved(const Model& model, const VecX& q, const VecX& du, double eps)
 
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/constraints.hpp"
+#include "loopdyn/formulation.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/simulator.hpp"
 #include "loopdyn/tree_dynamics.hpp"
@@ -271,6 +272,14 @@ inline LoopState assembled_state(const std::string& file, std::uint64_t seed) {
   const MatX N = null_space(G);
   VecX u = N * random_vector(static_cast<int>(N.cols()), rng, 2.0);
   return {file, std::move(m), a.q, u};
+}
+
+/// u̇ of `method` at the state of c.
+inline VecX accelerations(const std::string& method, const LoopState& c) {
+  auto f = make_formulation(method, c.model);
+  VecX udot(c.model.nv);
+  f->accelerations(0.0, c.q, c.u, udot);
+  return udot;
 }
 
 /// closed_loops(seed, 7 bodies, loops) as a LoopState.

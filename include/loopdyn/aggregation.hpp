@@ -43,6 +43,16 @@ struct Aggregation {
 /// The aggregated tree of a model (see the file comment).
 Aggregation aggregate(const Model& model);
 
+/// The sub-graph of one loop-closing joint or coupling (see the file comment): its bodies,
+/// ascending, and the common ancestor they hang from, which is the loop base body 0_i of paper 000
+/// §3.1 (−1 = ground).
+struct Subgraph {
+  std::vector<int> bodies;
+  int base = -1;
+};
+Subgraph loop_subgraph(const Model& model, int loop_joint);
+Subgraph coupling_subgraph(const Model& model, int coupling);
+
 /// Independent speeds of each node at q (its degrees of freedom relative to its parent node):
 /// nv − rank of the node's kept constraint rows (those of its loop joints and couplings) on its
 /// own speeds, with the rank rule of constraint_rank. A single body keeps all its speeds.

@@ -31,6 +31,15 @@ struct FormulationSettings {
   /// gcp and nullspace choose the dependent coordinates again (001 §2.2) when the condition
   /// number of the dependent block has grown by this factor since they were chosen.
   double partition_condition_growth = 100.0;
+  /// What `rcr` does when the condition indicator of a loop's dependent speeds (000 eq 45, see
+  /// formulations/rcr.hpp) exceeds singular_condition: stop with an error naming the time, the loop
+  /// and the indicator (the default), or choose the independent speeds again at the current
+  /// configuration and report it (`switch`, also done whenever the indicator has grown by
+  /// partition_condition_growth since the last choice, so that the switch happens before the
+  /// singular configuration is reached).
+  enum class OnSingular { stop, switch_coordinates };
+  OnSingular on_singular = OnSingular::stop;
+  double singular_condition = 1e6;
 };
 
 /// Something a formulation reports during a run (a singular configuration entered or left).

@@ -1,0 +1,129 @@
+// `rcr`: recursive coordinate reduction (Anderson and Critchley 2003, paper 000 §3-4), O(n + m).
+//
+// Scope (000 §3.1-3.2, §4.2-4.4). Each loop-closing joint (or coordinate coupling) i closes a loop
+// whose bodies are the tree paths from its two bodies up to their common ancestor, the loop base
+// body 0_i (aggregation.hpp's sub-graph). Single loops, parallel manipulators (legs from a common
+// base meeting at one end-effector) and coupled loops that share their base body (the spatial
+// ladder of §4.3) are in scope. Loops that share a body but not their base body (the planar
+// ladder of shared/design/benchmarks.md) are not (000 §4.4): the constructor throws ModelError
+// naming them and suggesting `embedding`.
+//
+// Kinematics, per loop and per call (000 eqs 33-55, in the notation map of docs/methods.md). The
+// loop's constraint space is represented by its rows: the rows of the loop joint (all 6 − dof of
+// them, structurally redundant ones included) restricted to n_i rows that are independent on the
+// chosen dependent speeds, so τ of eq 38 (the phantom joint eliminated) starts as the identity of
+// that n_i-dimensional space and the constraint Jacobian columns g_k play the part of the
+// projected partial velocities S^{n_i} P_k^k. Dependent speeds are taken one speed at a time
+// (a joint of several speeds is several steps of the recursion), nearest the loop-closing joint
+// first:
+//     Δ_k = g_kᵀ τ_{k+1} g_k,  t_k = τ_{k+1} g_k,  τ_k = τ_{k+1} − t_k Δ_k⁻¹ t_kᵀ      (eqs 44-45)
+// and then, farthest from the loop-closing joint first, with W the constraint residual of every
+// speed already known (the independent ones, and the dependent ones of loops solved before):
+//     u_k = −Δ_k⁻¹ t_kᵀ W,   W ← δ_k W,  δ_k = 1 + χ_k,  χ_k = −g_k Δ_k⁻¹ t_kᵀ        (eqs 46-49)
+// so that W after the last dependent speed is zero: the velocity constraints of the n_i rows hold
+// to round-off for any independent speeds. Applied to the matrix of residuals per unit
+// independent speed (W₀ = G_known X_known), this gives the rows of the partial velocity matrix X
+// (θ = X β: eqs 50-53, Γ being the product of the δ's). At the acceleration level the same
+// recursion with W₀ = G_known x_known − γ gives x, the dependent accelerations at β̈ = 0
+// (eqs 54-55; −γ is the phantom's acceleration remainder A_t^{n_i}).
+//
+// Coupled loops sharing a base (eqs 72-80): loops are solved in model order, and the speeds one
+// loop made dependent are known to the next, entering its W₀ through G_known X_known and
+// G_known x_known. The latter is the Θ term of eqs 79-80 (with Ξ A_t of the earlier loop folded in),
+// so the cost per loop is proportional to the loop's size and the whole pass is O(n + m).
+//
+// Kinetics (eqs 56-71). The bodies of the loops that share a base form one aggregated body
+// hanging from that base (002 §4.2), with independent speeds β and θ = X β + x. Its articulated
+// inertia over β is Σ H_kᵀ I_k H_k with H_k = Γ^k P_{p_i} the nonholonomic partial velocities of
+// eq 58, i.e. the virtual terminal body's multiple inertias of eq 60; the triangularization and
+// forward substitution (eqs 61-71) run in the articulated-body sweeps over the tree of single and
+// aggregated bodies (tree_dynamics.hpp, 002 eqs 50-57), which treat the loop's independent speeds
+// as one block where 000 eliminates them joint by joint: the same result, in O(n_i · d_i) for a
+// loop of n_i bodies with d_i independent speeds instead of O(n_i) (d_i = 1 or 2 in 000's
+// examples).
+//
+// Positions: nothing is solved at the position level. Dependent coordinates are integrated from
+// the dependent speeds like the independent ones, so the position constraints drift, linearly in
+// time (000 §4.1, Fig 6), by the integrator's error on the velocity-consistent motion; the
+// velocity constraints hold to round-off at every evaluation (complete_state overwrites the
+// dependent speeds from the independent ones).
+//
+// Independent speeds (000 §4.4 leaves the choice to the user). Chosen per loop at the initial
+// configuration, in model order: a speed is made dependent when its Δ (as a fraction of ‖g‖²) is
+// within a factor 10 of the best remaining one, preferring speeds nearest the loop-closing joint
+// (000's order: independent coordinates first from the base, dependent ones at the loop's end),
+// until the loop's rows are spanned; speeds of joints marked `independent: true` are kept
+// independent when the loop's rank allows it (else the mark is dropped for that loop and reported).
+// The condition indicator of a loop, max over its dependent speeds of ‖g_k‖ / √Δ_k (1 / sin of
+// the angle between g_k and the columns eliminated before it), is checked at every call against
+// FormulationSettings::singular_condition and on_singular.
+//
+// Multipliers are not computed (000 has none); `--reactions` needs a Lagrange method.
+#pragma once
+
+#include "loopdyn/constraints.hpp"
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/tree_dynamics.hpp"
+
+namespace loopdyn {
+
+class Rcr final : public Formulation {
+ public:
+  Rcr(const Model& model, const FormulationSettings& settings);
+  std::string_view name() const override { return "rcr"; }
+  void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
+  void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
+  const KinematicsData& kinematics() const override { return aba_.kin; }
+
+  /// Global speed indices currently independent (ascending).
+  std::vector<int> independent_speeds() const;
+  /// Largest condition indicator over the loops at the last call.
+  double condition() const;
+  /// Times the independent speeds were chosen again during the run.
+  int switches() const { return switches_; }
+
+ private:
+  struct Loop {
+    std::string name;                 ///< loop joint or coupling
+    ConstraintBlock block;            ///< every row of the loop on the loop's bodies
+    std::vector<int> theta;           ///< (block columns) row of each column in the aggregated body's θ
+    std::vector<int> distance;        ///< (block columns) joints from the loop-closing joint
+    std::vector<int> rows;            ///< the n_i rows used (block-local)
+    std::vector<int> dependent;       ///< block columns, elimination order (nearest the cut first)
+    std::vector<int> known;           ///< block columns known when the loop is solved
+    MatX G;                           ///< all rows x block columns
+    VecX phi, gamma;
+    Mat6 T = Mat6::Zero();            ///< column e: t of dependent speed e
+    Vec6 delta = Vec6::Zero();        ///< Δ of dependent speed e
+    double indicator = 1.0, chosen_indicator = 1.0;
+  };
+  struct Node {
+    int body = -1;                    ///< index in tree_.nodes
+    std::vector<Loop> loops;          ///< solved in this order
+    std::vector<int> beta;            ///< θ row of each independent speed
+    Eigen::Matrix<double, 6, Eigen::Dynamic> W;
+  };
+
+  void choose(Node& node, double t, bool first);
+  void choose_loop(Node& node, Loop& loop, std::vector<char>& assigned, double t);
+  void reduce(Node& node);
+  void check_closed(const Node& node, const Loop& loop) const;
+  void remainders(Node& node);
+  void check_conditioning(double t);
+  void prepare(double t, const VecX& q, const VecX& u);
+  std::string speed_names(const Node& node, const std::vector<int>& theta_rows) const;
+
+  const Model& model_;
+  const FormulationSettings settings_;
+  const Constraints rows_;  ///< every row of every loop joint (Constraints::unreduced)
+  ConstraintData cons_data_;
+  AbaData aba_;
+  AggregatedTree tree_;
+  std::vector<Node> nodes_;
+  ForceData forces_;
+  VecX u_;
+  int switches_ = 0;
+  bool chosen_ = false;  ///< independent speeds chosen (at the first call)
+};
+
+}  // namespace loopdyn

@@ -1,0 +1,389 @@
+#include "loopdyn/formulations/rcr.hpp"
+
+#include <Eigen/QR>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "loopdyn/aggregation.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+// A speed counts as spanning a new constraint direction when Δ_k / ‖g_k‖² (sin² of its angle to
+// the columns already eliminated) exceeds this: the rank rule of the loop's rows.
+constexpr double kRankTolerance = 1e-10;
+// A speed nearer the loop-closing joint is preferred while its Δ / ‖g‖² is within this factor of
+// the best remaining one (000's order, unless it is markedly worse conditioned).
+constexpr double kPreference = 0.1;
+
+std::string body_label(const Model& m, int body) { return body < 0 ? std::string("ground") : m.body_name[body]; }
+
+struct LoopInfo {
+  std::string name;
+  Subgraph graph;
+  int loop_joint = -1, coupling = -1;
+};
+
+std::vector<LoopInfo> loops_of(const Model& m) {
+  std::vector<LoopInfo> out;
+  for (int k = 0; k < static_cast<int>(m.loop_joints.size()); ++k)
+    out.push_back({m.loop_joints[k].name, loop_subgraph(m, k), k, -1});
+  for (int k = 0; k < static_cast<int>(m.couplings.size()); ++k)
+    out.push_back({m.couplings[k].name, coupling_subgraph(m, k), -1, k});
+  return out;
+}
+
+// 000 §4.4: coupled loops must share their base body. Two loops are coupled when a body of one
+// (base excluded) is a body or the base of the other.
+void check_scope(const Model& m, const std::vector<LoopInfo>& loops) {
+  std::vector<int> owner(m.nbodies, -1);  // first loop with the body in its sub-graph
+  for (int i = 0; i < static_cast<int>(loops.size()); ++i)
+    for (int b : loops[i].graph.bodies)
+      if (owner[b] < 0) owner[b] = i;
+  for (int j = 0; j < static_cast<int>(loops.size()); ++j) {
+    std::vector<int> touched = loops[j].graph.bodies;
+    if (loops[j].graph.base >= 0) touched.push_back(loops[j].graph.base);
+    for (int b : touched) {
+      const int i = owner[b];
+      if (i < 0 || i == j || loops[i].graph.base == loops[j].graph.base) continue;
+      std::string msg = "rcr: loops '";
+      msg.append(loops[i].name).append("' and '").append(loops[j].name).append("' are coupled (they share body '");
+      msg.append(m.body_name[b]).append("') but have different base bodies ('").append(body_label(m, loops[i].graph.base));
+      msg.append("' and '").append(body_label(m, loops[j].graph.base));
+      msg.append("'); recursive coordinate reduction covers coupled loops only when they share their base body "
+                 "(paper 000 §4.3-4.4). Use --method embedding (linear in the number of such loops) or "
+                 "lagrange-dense");
+      throw ModelError(msg);
+    }
+  }
+}
+
+// Joints between a body of the loop and the loop-closing joint, along the loop (1 = adjacent).
+std::vector<int> distances(const Model& m, const LoopInfo& info) {
+  std::vector<int> out(m.nbodies, 0);
+  if (info.loop_joint < 0) return out;
+  const ModelJoint& lj = m.loop_joints[info.loop_joint];
+  for (int side : {lj.parent, lj.child}) {
+    int d = 1;
+    for (int b = side; b != info.graph.base; b = m.parent[b]) out[b] = d++;
+  }
+  return out;
+}
+
+}  // namespace
+
+Rcr::Rcr(const Model& model, const FormulationSettings& settings)
+    : model_(model), settings_(settings), rows_(Constraints::unreduced(model)), cons_data_(model, rows_), aba_(model),
+      forces_(model), u_(VecX::Zero(model.nv)) {
+  const std::vector<LoopInfo> loops = loops_of(model);
+  check_scope(model, loops);
+  const Aggregation aggregation = aggregate(model);
+  tree_.node_of_body.assign(model.nbodies, -1);
+  tree_.nodes.reserve(aggregation.nodes.size());  // an AggregatedBody is never moved (its LLT)
+  for (const AggregatedNode& an : aggregation.nodes) {
+    if (!an.aggregated()) continue;
+    Node node;
+    node.body = static_cast<int>(tree_.nodes.size());
+    const AggregatedBody& g = tree_.nodes.emplace_back(model, an.bodies);
+    for (int b : an.bodies) tree_.node_of_body[b] = node.body;
+    for (const LoopInfo& info : loops) {
+      const int top = info.graph.bodies.front();
+      if (std::find(an.bodies.begin(), an.bodies.end(), top) == an.bodies.end()) continue;
+      Loop loop;
+      loop.name = info.name;
+      loop.block = info.loop_joint >= 0 ? ConstraintBlock::of(model, rows_, info.graph.bodies, {info.loop_joint}, {})
+                                        : ConstraintBlock::of(model, rows_, info.graph.bodies, {}, {info.coupling});
+      const std::vector<int> dist = distances(model, info);
+      for (int b : info.graph.bodies) {
+        const int j = static_cast<int>(std::find(g.bodies.begin(), g.bodies.end(), b) - g.bodies.begin());
+        for (int k = 0; k < model.nv_joint[b]; ++k) {
+          loop.theta.push_back(g.first[j] + k);
+          loop.distance.push_back(dist[b]);
+        }
+      }
+      const int r = static_cast<int>(loop.block.rows.size());
+      loop.G.resize(r, loop.block.columns);
+      loop.phi.resize(r);
+      loop.gamma.resize(r);
+      node.loops.push_back(std::move(loop));
+    }
+    nodes_.push_back(std::move(node));
+  }
+}
+
+// Greedy choice of one loop's dependent speeds among those no earlier loop fixed (see the header).
+void Rcr::choose_loop(Node& node, Loop& loop, std::vector<char>& assigned, double t) {
+  const int r = static_cast<int>(loop.G.rows());
+  const AggregatedBody& g = tree_.nodes[node.body];
+  std::vector<int> open;  // block columns, nearest the loop-closing joint first
+  for (int c = 0; c < loop.block.columns; ++c)
+    if (!assigned[loop.theta[c]]) open.push_back(c);
+  std::stable_sort(open.begin(), open.end(), [&](int a, int b) {
+    return loop.distance[a] != loop.distance[b] ? loop.distance[a] < loop.distance[b] : loop.theta[a] > loop.theta[b];
+  });
+  const auto pinned = [&](int c) { return model_.joints[model_.v_body[g.speeds[loop.theta[c]]]].independent; };
+  const auto greedy = [&](bool allow_pinned) {
+    std::vector<int> candidates, dependent;
+    for (int c : open)
+      if (allow_pinned || !pinned(c)) candidates.push_back(c);
+    MatX tau = MatX::Identity(r, r);
+    while (!candidates.empty()) {
+      std::vector<double> score;
+      for (int c : candidates) {
+        const double gg = loop.G.col(c).squaredNorm();
+        score.push_back(gg > 0.0 ? loop.G.col(c).dot(tau * loop.G.col(c)) / gg : 0.0);
+      }
+      const double best = *std::max_element(score.begin(), score.end());
+      if (best <= kRankTolerance) break;
+      std::size_t pick = 0;
+      while (score[pick] < kPreference * best) ++pick;
+      const VecX tc = tau * loop.G.col(candidates[pick]);
+      tau -= tc * tc.transpose() / loop.G.col(candidates[pick]).dot(tc);
+      dependent.push_back(candidates[pick]);
+      candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(pick));
+    }
+    return dependent;
+  };
+  std::vector<int> dependent = greedy(false);
+  if (std::any_of(open.begin(), open.end(), pinned)) {
+    std::vector<int> unpinned = greedy(true);
+    if (unpinned.size() > dependent.size()) {
+      report(t, "rcr: the speeds of joints marked independent in loop '" + loop.name +
+                    "' cannot all stay independent (its constraints would not be solvable); marks dropped there");
+      dependent = std::move(unpinned);
+    }
+  }
+  for (int c : open) assigned[loop.theta[c]] = 1;
+  loop.dependent = dependent;
+  loop.known.clear();
+  for (int c = 0; c < loop.block.columns; ++c)
+    if (std::find(dependent.begin(), dependent.end(), c) == dependent.end()) loop.known.push_back(c);
+  // n_i rows independent on the dependent columns, by column-pivoted QR of G_Dᵀ.
+  loop.rows.clear();
+  const int n = static_cast<int>(dependent.size());
+  if (n == 0) return;
+  const MatX GD = loop.G(Eigen::all, dependent);
+  const Eigen::ColPivHouseholderQR<MatX> qr(GD.transpose());
+  for (int i = 0; i < n; ++i) loop.rows.push_back(qr.colsPermutation().indices()(i));
+}
+
+void Rcr::choose(Node& node, double t, bool first) {
+  AggregatedBody& g = tree_.nodes[node.body];
+  const int ntheta = static_cast<int>(g.speeds.size());
+  std::vector<char> assigned(ntheta, 0);
+  for (Loop& loop : node.loops) {
+    block_position_jacobian(model_, rows_, loop.block, aba_.kin, cons_data_, loop.phi, loop.G);
+    choose_loop(node, loop, assigned, t);
+  }
+  std::vector<char> dependent(ntheta, 0);
+  for (const Loop& loop : node.loops)
+    for (int c : loop.dependent) dependent[loop.theta[c]] = 1;
+  std::vector<int> beta;
+  for (int i = 0; i < ntheta; ++i)
+    if (!dependent[i]) beta.push_back(i);
+  if (!first && beta.size() != node.beta.size()) {
+    std::ostringstream s;
+    s << "rcr: at t = " << t << " the loops of '" << model_.body_name[g.bodies.front()] << "' have "
+      << beta.size() << " independent speeds instead of " << node.beta.size()
+      << " (a singular configuration: the loops lost or gained rank); use nullspace or lagrange-dense through it";
+    throw std::runtime_error(s.str());
+  }
+  if (!first && beta != node.beta) {
+    std::string loops;
+    for (const Loop& loop : node.loops) loops.append(loops.empty() ? "'" : ", '").append(loop.name).append("'");
+    report(t, "rcr: independent speeds chosen again (loops " + loops + "): " + speed_names(node, beta) + " (were " +
+                  speed_names(node, node.beta) + ")");
+    ++switches_;
+  }
+  node.beta = std::move(beta);
+  const int nbeta = static_cast<int>(node.beta.size());
+  g.X.setZero(ntheta, nbeta);
+  g.x.setZero(ntheta);
+  node.W.setZero(6, nbeta);
+  reduce(node);
+  for (Loop& loop : node.loops) {
+    loop.chosen_indicator = loop.indicator;
+    check_closed(node, loop);
+  }
+}
+
+// Every row of the loop, the n_i used and the others, must hold for every independent speed: it
+// fails when loops close on a common body and have to be solved together (a double wishbone:
+// both arms end on the upright), which RCR, solving one loop at a time, does not cover.
+void Rcr::check_closed(const Node& node, const Loop& loop) const {
+  const AggregatedBody& g = tree_.nodes[node.body];
+  const MatX Xloop = g.X(loop.theta, Eigen::all);
+  const MatX residual = loop.G * Xloop;
+  if (residual.size() == 0) return;
+  const double scale = std::max(1.0, loop.G.cwiseAbs().maxCoeff() * std::max(1.0, Xloop.cwiseAbs().maxCoeff()));
+  if (residual.cwiseAbs().maxCoeff() <= 1e-8 * scale) return;
+  std::string others;
+  for (const Loop& other : node.loops)
+    if (&other != &loop) others.append(others.empty() ? "'" : ", '").append(other.name).append("'");
+  throw ModelError("rcr: loop '" + loop.name + "' cannot be closed one loop at a time: it shares bodies with loop(s) " +
+                   others + " and together they must be solved simultaneously (e.g. loops closing on one common " +
+                   "body, as a parallel manipulator whose end-effector is not reached through independent " +
+                   "coordinates alone, 000 §4.2). Use --method embedding or lagrange-dense");
+}
+
+std::string Rcr::speed_names(const Node& node, const std::vector<int>& theta_rows) const {
+  const std::vector<std::string> names = model_.coordinate_names();
+  std::string out;
+  for (int i : theta_rows) out.append(out.empty() ? "" : ", ").append(names[model_.nq + tree_.nodes[node.body].speeds[i]]);
+  return out;
+}
+
+// Eqs 44-53 per loop: τ, Δ and t from the loop-closing joint inwards, then the rows of X from the
+// independent speeds outwards.
+void Rcr::reduce(Node& node) {
+  AggregatedBody& g = tree_.nodes[node.body];
+  g.X.setZero();
+  for (int c = 0; c < static_cast<int>(node.beta.size()); ++c) g.X(node.beta[c], c) = 1.0;
+  for (Loop& loop : node.loops) {
+    block_position_jacobian(model_, rows_, loop.block, aba_.kin, cons_data_, loop.phi, loop.G);
+    const int n = static_cast<int>(loop.dependent.size());
+    Mat6 tau = Mat6::Identity();
+    loop.indicator = 1.0;
+    for (int e = 0; e < n; ++e) {
+      Vec6 gk = Vec6::Zero();
+      for (int i = 0; i < n; ++i) gk(i) = loop.G(loop.rows[i], loop.dependent[e]);
+      const Vec6 tk = tau * gk;
+      const double d = gk.dot(tk);
+      loop.T.col(e) = tk;
+      loop.delta(e) = d;
+      tau.noalias() -= tk * (tk.transpose() / d);
+      loop.indicator = d > 0.0 ? std::max(loop.indicator, std::sqrt(gk.squaredNorm() / d))
+                               : std::numeric_limits<double>::infinity();
+    }
+    if (!std::isfinite(loop.indicator)) continue;  // check_conditioning reports it
+    auto W = node.W.topRows(n);
+    W.setZero();
+    for (int j : loop.known)
+      for (int i = 0; i < n; ++i)
+        if (const double gij = loop.G(loop.rows[i], j); gij != 0.0) W.row(i) += gij * g.X.row(loop.theta[j]);
+    for (int e = n - 1; e >= 0; --e) {
+      const int k = loop.dependent[e];
+      auto xk = g.X.row(loop.theta[k]);
+      xk.noalias() = (-1.0 / loop.delta(e)) * (loop.T.col(e).head(n).transpose() * W);
+      for (int i = 0; i < n; ++i) W.row(i) += loop.G(loop.rows[i], k) * xk;
+    }
+  }
+}
+
+// Eqs 54-55 and 79-80: the dependent accelerations at β̈ = 0.
+void Rcr::remainders(Node& node) {
+  AggregatedBody& g = tree_.nodes[node.body];
+  g.x.setZero();
+  for (Loop& loop : node.loops) {
+    block_bias(model_, rows_, loop.block, aba_.kin, cons_data_, loop.gamma);
+    const int n = static_cast<int>(loop.dependent.size());
+    Vec6 w = Vec6::Zero();
+    for (int i = 0; i < n; ++i) {
+      double v = -loop.gamma(loop.rows[i]);
+      for (int j : loop.known) v += loop.G(loop.rows[i], j) * g.x(loop.theta[j]);
+      w(i) = v;
+    }
+    for (int e = n - 1; e >= 0; --e) {
+      const int k = loop.dependent[e];
+      double tw = 0.0;  // t_kᵀ w (a loop, not head(n).dot(): GCC 12 misreads its bounds)
+      for (int i = 0; i < n; ++i) tw += loop.T(i, e) * w(i);
+      const double xk = -tw / loop.delta(e);
+      g.x(loop.theta[k]) = xk;
+      for (int i = 0; i < n; ++i) w(i) += loop.G(loop.rows[i], k) * xk;
+    }
+  }
+}
+
+void Rcr::check_conditioning(double t) {
+  const bool may_switch = settings_.on_singular == FormulationSettings::OnSingular::switch_coordinates;
+  for (Node& node : nodes_) {
+    for (int pass = 0; pass < 2; ++pass) {
+      const Loop* worst = nullptr;
+      bool grown = false;
+      for (const Loop& loop : node.loops) {
+        if (!(loop.indicator <= settings_.singular_condition) && (!worst || !(loop.indicator <= worst->indicator)))
+          worst = &loop;
+        grown = grown || loop.indicator > settings_.partition_condition_growth * loop.chosen_indicator;
+      }
+      if (may_switch && pass == 0 && (worst || grown)) {
+        choose(node, t, false);
+        continue;
+      }
+      if (!worst) break;
+      std::ostringstream s;
+      s << "rcr: at t = " << t << " loop '" << worst->name
+        << "' is at or near a singular configuration: the condition indicator of its dependent speeds ("
+        << speed_names(node, [&] {
+             std::vector<int> rows;
+             for (int c : worst->dependent) rows.push_back(worst->theta[c]);
+             return rows;
+           }())
+        << ") is " << worst->indicator << " > " << settings_.singular_condition
+        << (may_switch ? " with every choice of independent speeds; use nullspace through it"
+                       : "; --on-singular switch lets rcr choose other independent speeds, or use nullspace");
+      throw std::runtime_error(s.str());
+    }
+  }
+}
+
+void Rcr::prepare(double t, const VecX& q, const VecX& u) {
+  update_positions(model_, aba_.kin, q);
+  for (Node& node : nodes_) {
+    if (chosen_) reduce(node);
+    else choose(node, t, true);
+  }
+  chosen_ = true;
+  check_conditioning(t);
+  u_ = u;
+  for (const Node& node : nodes_) {
+    const AggregatedBody& g = tree_.nodes[node.body];
+    for (int i = 0; i < static_cast<int>(g.speeds.size()); ++i) {
+      double v = 0.0;
+      for (int c = 0; c < static_cast<int>(node.beta.size()); ++c) v += g.X(i, c) * u(g.speeds[node.beta[c]]);
+      u_(g.speeds[i]) = v;
+    }
+  }
+}
+
+void Rcr::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  prepare(t, q, u);
+  u = u_;
+}
+
+void Rcr::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {
+  prepare(t, q, u);
+  update_velocities(model_, aba_.kin, q, u_);
+  for (Node& node : nodes_) remainders(node);
+  aba_factor(model_, aba_, tree_);  // eqs 56-66 as 002 eq 50
+  aba_velocity_products(model_, aba_);
+  evaluate_forces(model_, aba_.kin, t, q, u_, forces_);
+  aba_solve(model_, aba_, tree_, forces_.applied.tau, &forces_.f_body, Bias::yes, udot);  // eqs 67-71
+  if (!udot.allFinite()) {
+    std::ostringstream s;
+    s << "rcr: non-finite acceleration at t = " << t << " (check the state and the applied forces)";
+    throw std::runtime_error(s.str());
+  }
+}
+
+std::vector<int> Rcr::independent_speeds() const {
+  std::vector<char> dependent(model_.nv, 0);
+  for (const Node& node : nodes_)
+    for (const Loop& loop : node.loops)
+      for (int c : loop.dependent) dependent[tree_.nodes[node.body].speeds[loop.theta[c]]] = 1;
+  std::vector<int> out;
+  for (int k = 0; k < model_.nv; ++k)
+    if (!dependent[k]) out.push_back(k);
+  return out;
+}
+
+double Rcr::condition() const {
+  double c = 1.0;
+  for (const Node& node : nodes_)
+    for (const Loop& loop : node.loops) c = std::max(c, loop.indicator);
+  return c;
+}
+
+}  // namespace loopdyn

@@ -1,0 +1,114 @@
+// Recursive coordinate reduction (paper 000 §3-4): accelerations against lagrange-dense at closed
+// states, velocity constraints after complete_state, trajectories against lagrange-dense and
+// nullspace, the spatial ladder's coupled loops, the choice of independent speeds and the scope
+// errors.
+#include <cmath>
+
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/rcr.hpp"
+#include "loopdyn/generators.hpp"
+#include "loopdyn/simulator.hpp"
+#include "test_support.hpp"
+
+namespace loopdyn {
+namespace {
+
+using test::near;
+
+// rcr and lagrange-dense solve the same well-conditioned problem (condition indicators below 4
+// here) by different eliminations; the differences seen are ~1e-14 relative, so 1e-9 leaves
+// ample margin while any wrong term (a missing remainder, a wrong sign) shows at O(1).
+constexpr double acc_tol = 1e-9;
+
+test::LoopState spatial_ladder_case(int cells) {
+  Model m = Model::build(spatial_ladder_mechanism(cells));
+  const SpatialLadderState s = spatial_ladder_state(m, cells);
+  return {"spatial-ladder-" + std::to_string(cells), std::move(m), s.q, s.u};
+}
+
+// A random spatial tree of 6 bodies closed by one loop joint (types vary with the seed).
+test::LoopState random_single_loop(std::uint64_t seed) {
+  const test::ClosedCase c = test::closed_loops(seed, 6, 1, static_cast<int>(seed));
+  return {"random single loop seed " + std::to_string(seed), Model::build(c.mechanism), c.q, c.u};
+}
+
+std::vector<test::LoopState> in_scope_states() {
+  std::vector<test::LoopState> out;
+  for (const char* file : {"fourbar_anderson", "fourbar_jain_terminal", "fourbar_jain_internal", "fourbar_spatial_park",
+                           "fourbar_park_regular", "fivebar_malczyk", "geared_pair"})
+    for (std::uint64_t seed : {1, 2}) out.push_back(test::assembled_state(file, seed));
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) out.push_back(random_single_loop(seed));
+  for (int cells : {1, 2, 3, 4}) out.push_back(spatial_ladder_case(cells));
+  return out;
+}
+
+TEST(Rcr, AccelerationsEqualLagrangeDenseAtClosedStates) {
+  for (const test::LoopState& c : in_scope_states())
+    EXPECT_TRUE(near(test::accelerations("rcr", c), test::accelerations("lagrange-dense", c), acc_tol)) << c.name;
+}
+
+// complete_state keeps the independent speeds and replaces the dependent ones so that G u = 0
+// on every kept row to round-off, for speeds that violate the constraints arbitrarily.
+TEST(Rcr, VelocityConstraintsHoldToRoundOffForAnyIndependentSpeeds) {
+  std::mt19937_64 rng(5);
+  for (const test::LoopState& c : in_scope_states()) {
+    Rcr rcr(c.model, {});
+    VecX q = c.q, u = test::random_vector(c.model.nv, rng, 2.0);
+    const VecX given = u;
+    rcr.complete_state(0.0, q, u);
+    EXPECT_EQ(q, c.q) << c.name << ": rcr does not move positions";
+    for (int k : rcr.independent_speeds()) EXPECT_EQ(u(k), given(k)) << c.name;
+    const auto [phi, G, gamma] = test::constraint_values(c.model, q, u);
+    // |G u| is a sum of terms of size |G| |u| (<= ~10 here): 1e-13 is a few hundred ulps of that.
+    EXPECT_LT((G * u).cwiseAbs().maxCoeff(), 1e-13 * velocity_scale(G, u)) << c.name;
+  }
+}
+
+// 000 §4.3: every cell shares ground as its base; the 2 independent speeds are post0_top's (the
+// paper's q1, q2), and each later cell's four speeds are dependent.
+TEST(Rcr, SpatialLadderKeepsPost0IndependentAndEveryOtherSpeedDependent) {
+  for (int cells : {1, 2, 5, 16}) {
+    const test::LoopState c = spatial_ladder_case(cells);
+    Rcr rcr(c.model, {});
+    VecX q = c.q, u = c.u;
+    rcr.complete_state(0.0, q, u);
+    const int v0 = c.model.v_index[c.model.joint_index("post0_top")];
+    EXPECT_EQ(rcr.independent_speeds(), (std::vector<int>{v0, v0 + 1})) << cells;
+    EXPECT_TRUE(near(u, c.u, 1e-13)) << cells << ": the benchmark state is closed";
+  }
+}
+
+TEST(Rcr, CoupledLoopsWithoutACommonBaseGetAnErrorNamingThem) {
+  for (LadderLayout layout : {LadderLayout::serial, LadderLayout::comb}) {
+    const Model m = Model::build(ladder_mechanism(3, layout));
+    try {
+      Rcr rcr(m, {});
+      FAIL() << "the planar ladder is outside rcr's scope";
+    } catch (const ModelError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("are coupled"), std::string::npos) << what;
+      EXPECT_NE(what.find("different base bodies"), std::string::npos) << what;
+      EXPECT_NE(what.find("embedding"), std::string::npos) << what;
+    }
+  }
+}
+
+// The double wishbone's two loops both close on the upright: one loop at a time leaves the second
+// with fewer unknown speeds than rows, which the first call reports.
+TEST(Rcr, LoopsThatMustBeSolvedTogetherGetAnError) {
+  const test::LoopState c = test::assembled_state("double_wishbone", 1);
+  Rcr rcr(c.model, {});
+  VecX udot(c.model.nv);
+  try {
+    rcr.accelerations(0.0, c.q, c.u, udot);
+    FAIL() << "the double wishbone's loops must be solved together";
+  } catch (const ModelError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("tie_rod_outer"), std::string::npos) << what;
+    EXPECT_NE(what.find("upper_ball"), std::string::npos) << what;
+    EXPECT_NE(what.find("embedding"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace loopdyn
