@@ -74,6 +74,10 @@ VecX Simulator::row(double t, const VecX& x_in) {
   if (reactions_) {
     // u̇ and λ of the formulation at this row's state.
     formulation_.accelerations(t, q, u, udot_);
+    if (formulation_.multipliers().size() != constraints_.rows())
+      throw std::invalid_argument("reactions need the loop multipliers, which method '" +
+                                  std::string(formulation_.name()) +
+                                  "' does not compute; use lagrange-dense, lagrange-on, gcp, nullspace or embedding");
     reactions_->compute(t, q, u, udot_, formulation_.multipliers());
     reactions_->write_columns(r.segment(k, nreactions));
   }

@@ -52,14 +52,7 @@ Case random_coupled_loops() {
 
 Trajectory simulate(const Case& c, const std::string& method, double t_end, bool project = false) {
   auto f = make_formulation(method, c.model);
-  SimulationSettings s;
-  s.project = project;
-  s.integrator.kind = IntegratorKind::dopri5;
-  s.integrator.rtol = s.integrator.atol = 1e-10;
-  s.t_end = t_end;
-  s.output_dt = 0.5;
-  Simulator sim(c.model, *f, s);
-  return sim.run(c.q, c.u);
+  return test::dopri5_run(c.model, *f, c.q, c.u, t_end, 0.5, project);
 }
 
 VecX positions(const Case& c, const Trajectory& t) { return t.rows.back().segment(1, c.model.nq); }

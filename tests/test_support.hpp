@@ -274,6 +274,19 @@ inline LoopState assembled_state(const std::string& file, std::uint64_t seed) {
   return {file, std::move(m), a.q, u};
 }
 
+/// dopri5 at rtol = atol = 1e-10 from (q, u), rows every output_dt.
+inline Trajectory dopri5_run(const Model& model, Formulation& f, const VecX& q, const VecX& u, double t_end,
+                             double output_dt, bool project = false) {
+  SimulationSettings s;
+  s.project = project;
+  s.integrator.kind = IntegratorKind::dopri5;
+  s.integrator.rtol = s.integrator.atol = 1e-10;
+  s.t_end = t_end;
+  s.output_dt = output_dt;
+  Simulator sim(model, f, s);
+  return sim.run(q, u);
+}
+
 /// u̇ of `method` at the state of c.
 inline VecX accelerations(const std::string& method, const LoopState& c) {
   auto f = make_formulation(method, c.model);

@@ -28,6 +28,7 @@ struct SimulateOptions {
   std::string model, method = "auto", integrator = "rk4", out = "trajectory.csv";
   double dt = 1e-3, t_end = 10.0, rtol = 1e-8, atol = 1e-10, output_dt = 0.01;
   FormulationSettings formulation;
+  std::string on_singular = "stop";
   bool no_assemble = false, project = false, reactions = false;
   double project_tolerance = ProjectionSettings{}.position_tolerance;
 };
@@ -96,7 +97,10 @@ int simulate(const SimulateOptions& o) {
   VecX q0, u0;
   const std::string initial = initial_state(model, o.no_assemble, q0, u0);
   const std::string method = o.method != "auto" ? o.method : default_method(model).method;
-  auto formulation = make_formulation(method, model, o.formulation);
+  FormulationSettings fs = o.formulation;
+  fs.on_singular = o.on_singular == "switch" ? FormulationSettings::OnSingular::switch_coordinates
+                                             : FormulationSettings::OnSingular::stop;
+  auto formulation = make_formulation(method, model, fs);
   formulation->set_event_sink([](const FormulationEvent& e) {
     std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, e.message.c_str());
   });
@@ -409,6 +413,14 @@ int main(int argc, char** argv) {
                     "mass-orthogonal projection of positions and speeds onto the constraints after every step");
   cmd_sim->add_option("--project-tolerance", sim.project_tolerance,
                       "projection tolerance on max|Phi| and on max|G u| / max(1, max|G| max|u|)")
+      ->capture_default_str();
+  cmd_sim->add_option("--on-singular", sim.on_singular,
+                      "rcr near a singular configuration of a loop (condition indicator above --singular-condition): "
+                      "stop with a diagnostic, or switch to other independent speeds and report it")
+      ->check(CLI::IsMember({"stop", "switch"}))
+      ->capture_default_str();
+  cmd_sim->add_option("--singular-condition", sim.formulation.singular_condition,
+                      "rcr: largest condition indicator of a loop's dependent speeds before --on-singular applies")
       ->capture_default_str();
   cmd_sim->add_flag("--reactions", sim.reactions,
                     "write reaction.<joint>.fx,fy,fz,tx,ty,tz columns (force and moment of the parent side on the "
