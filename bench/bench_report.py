@@ -1,9 +1,41 @@
-"""Shared pieces of the bench/run_*.sh reports (Python 3 standard library only): Google Benchmark
-JSON aggregates by run name, a time in a chosen unit, the log-log slope and the machine line."""
+"""Shared pieces of the bench/run_*.sh reports (Python 3 standard library only): building and
+running a benchmark program, Google Benchmark JSON aggregates by run name, a time in a chosen unit,
+check-value agreement, markdown tables, the log-log slope and plot, and the machine line."""
 import json
 import math
+import os
 import platform
 import subprocess
+import sys
+
+
+def build_and_run(root, target, repetitions, min_time, args):
+    """Configures <root> (Release, benchmarks on, tests off) in $LOOPDYN_BENCH_BUILD (default
+    <root>/build-bench), builds `target` there with $LOOPDYN_BENCH_JOBS parallel jobs (default: every
+    core), runs it with `repetitions` repetitions of at least `min_time` s, aggregates only, extra
+    arguments `args`, and returns the path of its JSON output (<build>/<target>.json). On a failed
+    step: the log on stderr and exit 1."""
+    build = os.environ.get("LOOPDYN_BENCH_BUILD") or os.path.join(root, "build-bench")
+    jobs = os.environ.get("LOOPDYN_BENCH_JOBS") or str(os.cpu_count() or 1)
+    os.makedirs(build, exist_ok=True)
+    steps = [("configure", ["cmake", "-S", root, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DLOOPDYN_TESTS=OFF",
+                            "-DLOOPDYN_BENCH=ON"]),
+             ("build", ["cmake", "--build", build, "--target", target, "-j", jobs])]
+    for step, command in steps:
+        log = os.path.join(build, step + ".log")
+        with open(log, "w") as f:
+            done = subprocess.run(command, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            with open(log) as f:
+                sys.stderr.write("".join(f.readlines()[-50:]))
+            sys.exit(1)
+    out = os.path.join(build, target + ".json")
+    command = [os.path.join(build, "bench", target), "--benchmark_format=json",
+               f"--benchmark_repetitions={repetitions}", f"--benchmark_min_time={min_time}",
+               "--benchmark_report_aggregates_only=true", f"--benchmark_out={out}", *args]
+    if subprocess.run(command, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL).returncode != 0:
+        sys.exit(1)
+    return out
 
 
 def load(path):
@@ -32,6 +64,47 @@ def slope(points):
     ys = [math.log(y) for _, y in points]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def close(a, b, rel_tol):
+    """a and b agree to rel_tol relative to the larger magnitude."""
+    return abs(a - b) <= rel_tol * max(abs(a), abs(b))
+
+
+def exit_on_errors(script, errors, rel_tol):
+    """With any errors: prints them on stderr under a CHECK VALUES DISAGREE line and exits 1."""
+    if not errors:
+        return
+    print(f"{script}: CHECK VALUES DISAGREE (relative tolerance {rel_tol:g}):", file=sys.stderr)
+    for e in errors:
+        print("  " + e, file=sys.stderr)
+    sys.exit(1)
+
+
+def cv_text(row, field="cpu_time"):
+    """The coefficient of variation of a run's repetitions (row: {aggregate_name: entry}) in per cent."""
+    cv = row.get("cv")
+    return f"{100.0 * cv[field]:.1f} %" if cv else "n/a"
+
+
+def markdown_table(columns, rows):
+    """Markdown lines of a table: columns [(title, right_aligned), ...], rows [[cell, ...], ...]."""
+    lines = ["| " + " | ".join(title for title, _ in columns) + " |",
+             "|" + "".join("---:|" if right else "---|" for _, right in columns)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return lines
+
+
+def exponent_rows(series, fit_from, var="L"):
+    """Per series (label -> [(x, time), ...] in increasing x with at least two points x >= fit_from):
+    [label, least-squares log-log exponent over x >= fit_from, local exponent of the last doubling]."""
+    rows = []
+    for label, points in series.items():
+        fit = [(x, y) for x, y in points if x >= fit_from]
+        if len(fit) >= 2:
+            rows.append([label, f"{slope(fit):.2f} ({var} = {fit[0][0]}..{fit[-1][0]})",
+                         f"{slope(fit[-2:]):.2f} ({var} = {fit[-2][0]}..{fit[-1][0]})"])
+    return rows
 
 
 def machine_line(data, repetitions, min_time=None):
