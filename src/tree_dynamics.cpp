@@ -310,6 +310,18 @@ void aba_solve(const Model& model, AbaData& d, AggregatedTree& tree, const Eigen
   solve_sweep(model, d, &tree, tau, fext, bias, udot);
 }
 
+void aggregated_loop_forces(const Model& model, const AbaData& d, const AggregatedBody& g,
+                            const Eigen::Ref<const VecX>& tau, std::vector<Vec6>& force, Eigen::Ref<VecX> rho) {
+  const int nb = static_cast<int>(g.bodies.size());
+  for (int j = 0; j < nb; ++j) force[j] = d.Ia[g.bodies[j]] * d.a[g.bodies[j]] + d.pa[g.bodies[j]];
+  for (int j = nb - 1; j >= 0; --j) {
+    const int b = g.bodies[j], nv = model.nv_joint[b];
+    rho.segment(g.first[j], nv).noalias() =
+        tau.segment(model.v_index[b], nv) - d.kin.S.middleCols(model.v_index[b], nv).transpose() * force[j];
+    if (g.local_parent[j] >= 0) force[g.local_parent[j]] += d.kin.X_parent[b].act_force(force[j]);
+  }
+}
+
 void aba(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u,
          const Eigen::Ref<const VecX>& tau, const Mat6X* fext, Eigen::Ref<VecX> udot) {
   aba_factor(model, d, q);

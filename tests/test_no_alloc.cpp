@@ -120,5 +120,26 @@ TEST(NoAllocation, LoopFormulationsAllocateNothingOnALargeLadder) {
   }
 }
 
+// rcr on random single loops of every joint type, the four-bar and the spatial ladder of 128
+// cells (m = 512), multipliers included.
+TEST(NoAllocation, RcrAllocatesNothingPerCall) {
+  std::vector<test::LoopState> cases;
+  for (std::uint64_t seed = 0; seed < 8; ++seed) {
+    const test::ClosedCase c = test::closed_loops(400 + seed, 6, 1, static_cast<int>(seed));
+    cases.push_back({"random loop", Model::build(c.mechanism), c.q, c.u});
+  }
+  cases.push_back(test::assembled_state("fourbar_anderson", 1));
+  Model ladder = Model::build(spatial_ladder_mechanism(128));
+  const SpatialLadderState s = spatial_ladder_state(ladder, 128);
+  cases.push_back({"spatial ladder 128", std::move(ladder), s.q, s.u});
+  for (const test::LoopState& c : cases) {
+    auto f = make_formulation("rcr", c.model);
+    VecX q = c.q, u = c.u, udot(c.model.nv);
+    f->accelerations(0.0, q, u, udot);  // first call: choice of the independent speeds
+    EXPECT_EQ(allocations_in([&] { f->accelerations(0.0, q, u, udot); }), 0) << c.name;
+    EXPECT_EQ(allocations_in([&] { f->complete_state(0.0, q, u); }), 0) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace loopdyn

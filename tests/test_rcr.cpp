@@ -47,6 +47,20 @@ TEST(Rcr, AccelerationsEqualLagrangeDenseAtClosedStates) {
     EXPECT_TRUE(near(test::accelerations("rcr", c), test::accelerations("lagrange-dense", c), acc_tol)) << c.name;
 }
 
+// Multipliers on the kept rows, unique where those are independent (every case here): 1e-8
+// relative, as for embedding (test_embedding), over the ~1e-13 observed.
+TEST(Rcr, MultipliersEqualLagrangeDenseAtClosedStates) {
+  for (const test::LoopState& c : in_scope_states()) {
+    ASSERT_EQ(constraint_rank(c.model, Constraints(c.model), c.q).rank, Constraints(c.model).rows()) << c.name;
+    auto dense = make_formulation("lagrange-dense", c.model);
+    Rcr rcr(c.model, {});
+    VecX udot(c.model.nv);
+    dense->accelerations(0.0, c.q, c.u, udot);
+    rcr.accelerations(0.0, c.q, c.u, udot);
+    EXPECT_TRUE(near(rcr.multipliers(), dense->multipliers(), 1e-8)) << c.name;
+  }
+}
+
 // complete_state keeps the independent speeds and replaces the dependent ones so that G u = 0
 // on every kept row to round-off, for speeds that violate the constraints arbitrarily.
 TEST(Rcr, VelocityConstraintsHoldToRoundOffForAnyIndependentSpeeds) {

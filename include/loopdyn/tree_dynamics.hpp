@@ -82,6 +82,12 @@ void aba_factor(const Model& model, AbaData& d, AggregatedTree& tree);
 /// of an aggregated body's speeds are θ̈ = X β̈ + x.
 void aba_solve(const Model& model, AbaData& d, AggregatedTree& tree, const Eigen::Ref<const VecX>& tau,
                const Mat6X* fext, Bias bias, Eigen::Ref<VecX> udot);
+/// After aba_solve over an aggregated tree: ρ = τ − Sᵀ F on the speeds of aggregated body g (θ
+/// order), F the force transmitted across each of its joints (P a + z of the bodies below it within
+/// g, descendants included through the articulated quantities). ρ = (Q − M u̇) there: the joint-space
+/// force its loops exert, Gᵀλ. `force` is workspace, one entry per body of g.
+void aggregated_loop_forces(const Model& model, const AbaData& d, const AggregatedBody& g,
+                            const Eigen::Ref<const VecX>& tau, std::vector<Vec6>& force, Eigen::Ref<VecX> rho);
 /// Forward dynamics: factor, velocity and solve in one call.
 void aba(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u,
          const Eigen::Ref<const VecX>& tau, const Mat6X* fext, Eigen::Ref<VecX> udot);

@@ -55,15 +55,7 @@ void Embedding::embed() {
 
 void Embedding::recover_multipliers(const VecX& tau) {
   for (Embedded& e : embedded_) {
-    const AggregatedBody& g = tree_.nodes[e.node];
-    const int nb = static_cast<int>(g.bodies.size());
-    for (int j = 0; j < nb; ++j) e.force[j] = aba_.Ia[g.bodies[j]] * aba_.a[g.bodies[j]] + aba_.pa[g.bodies[j]];
-    for (int j = nb - 1; j >= 0; --j) {
-      const int b = g.bodies[j], nv = model_.nv_joint[b];
-      e.rho.segment(g.first[j], nv).noalias() =
-          tau.segment(model_.v_index[b], nv) - aba_.kin.S.middleCols(model_.v_index[b], nv).transpose() * e.force[j];
-      if (g.local_parent[j] >= 0) e.force[g.local_parent[j]] += aba_.kin.X_parent[b].act_force(e.force[j]);
-    }
+    aggregated_loop_forces(model_, aba_, tree_.nodes[e.node], tau, e.force, e.rho);
     BlockPartition& p = partition_.block(e.block);
     p.multipliers(e.rho, e.lambda);  // 001 eq 24 on the aggregated body's rows
     for (std::size_t r = 0; r < p.block().rows.size(); ++r) lambda_(p.block().rows[r]) = e.lambda(r);

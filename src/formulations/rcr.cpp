@@ -76,8 +76,8 @@ std::vector<int> distances(const Model& m, const LoopInfo& info) {
 }  // namespace
 
 Rcr::Rcr(const Model& model, const FormulationSettings& settings)
-    : model_(model), settings_(settings), rows_(Constraints::unreduced(model)), cons_data_(model, rows_), aba_(model),
-      forces_(model), u_(VecX::Zero(model.nv)) {
+    : model_(model), settings_(settings), rows_(Constraints::unreduced(model)), kept_(model), cons_data_(model, rows_),
+      aba_(model), forces_(model), u_(VecX::Zero(model.nv)), lambda_(VecX::Zero(kept_.rows())) {
   const std::vector<LoopInfo> loops = loops_of(model);
   check_scope(model, loops);
   const Aggregation aggregation = aggregate(model);
@@ -104,12 +104,24 @@ Rcr::Rcr(const Model& model, const FormulationSettings& settings)
           loop.distance.push_back(dist[b]);
         }
       }
+      for (int k = 0; k < kept_.rows(); ++k) {
+        const ConstraintRow& row = kept_.kept()[k];
+        for (std::size_t r = 0; r < loop.block.rows.size(); ++r) {
+          const ConstraintRow& own = rows_.kept()[loop.block.rows[r]];
+          if (own.kind == row.kind && own.loop == row.loop && own.label == row.label) {
+            loop.kept_local.push_back(static_cast<int>(r));
+            loop.kept_index.push_back(k);
+          }
+        }
+      }
       const int r = static_cast<int>(loop.block.rows.size());
       loop.G.resize(r, loop.block.columns);
       loop.phi.resize(r);
       loop.gamma.resize(r);
       node.loops.push_back(std::move(loop));
     }
+    node.force.resize(an.bodies.size());
+    node.rho.resize(g.speeds.size());
     nodes_.push_back(std::move(node));
   }
 }
@@ -267,7 +279,11 @@ void Rcr::reduce(Node& node) {
     for (int e = n - 1; e >= 0; --e) {
       const int k = loop.dependent[e];
       auto xk = g.X.row(loop.theta[k]);
-      xk.noalias() = (-1.0 / loop.delta(e)) * (loop.T.col(e).head(n).transpose() * W);
+      for (Eigen::Index c = 0; c < W.cols(); ++c) {  // x_k = −Δ⁻¹ t_kᵀ W, column by column (no temporary)
+        double tw = 0.0;
+        for (int i = 0; i < n; ++i) tw += loop.T(i, e) * W(i, c);
+        xk(c) = -tw / loop.delta(e);
+      }
       for (int i = 0; i < n; ++i) W.row(i) += loop.G(loop.rows[i], k) * xk;
     }
   }
@@ -294,6 +310,28 @@ void Rcr::remainders(Node& node) {
       g.x(loop.theta[k]) = xk;
       for (int i = 0; i < n; ++i) w(i) += loop.G(loop.rows[i], k) * xk;
     }
+  }
+}
+
+void Rcr::recover_multipliers(Node& node) {
+  using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
+  using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+  aggregated_loop_forces(model_, aba_, tree_.nodes[node.body], forces_.applied.tau, node.force, node.rho);
+  for (auto it = node.loops.rbegin(); it != node.loops.rend(); ++it) {
+    const Loop& loop = *it;
+    const int n = static_cast<int>(loop.dependent.size()), k = static_cast<int>(loop.kept_local.size());
+    if (n == 0 || k == 0) continue;
+    Small A(n, k);
+    SmallVec b(n);
+    for (int e = 0; e < n; ++e) {
+      b(e) = node.rho(loop.theta[loop.dependent[e]]);
+      for (int r = 0; r < k; ++r) A(e, r) = loop.G(loop.kept_local[r], loop.dependent[e]);
+    }
+    const Eigen::CompleteOrthogonalDecomposition<Small> cod(A);
+    const SmallVec lambda = cod.solve(b);
+    for (int c = 0; c < loop.block.columns; ++c)
+      for (int r = 0; r < k; ++r) node.rho(loop.theta[c]) -= loop.G(loop.kept_local[r], c) * lambda(r);
+    for (int r = 0; r < k; ++r) lambda_(loop.kept_index[r]) = lambda(r);
   }
 }
 
@@ -329,7 +367,7 @@ void Rcr::check_conditioning(double t) {
   }
 }
 
-void Rcr::prepare(double t, const VecX& q, const VecX& u) {
+void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u) {
   update_positions(model_, aba_.kin, q);
   for (Node& node : nodes_) {
     if (chosen_) reduce(node);
@@ -361,6 +399,7 @@ void Rcr::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX>
   aba_velocity_products(model_, aba_);
   evaluate_forces(model_, aba_.kin, t, q, u_, forces_);
   aba_solve(model_, aba_, tree_, forces_.applied.tau, &forces_.f_body, Bias::yes, udot);  // eqs 67-71
+  for (Node& node : nodes_) recover_multipliers(node);
   if (!udot.allFinite()) {
     std::ostringstream s;
     s << "rcr: non-finite acceleration at t = " << t << " (check the state and the applied forces)";

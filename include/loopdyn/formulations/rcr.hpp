@@ -58,7 +58,11 @@
 // the angle between g_k and the columns eliminated before it), is checked at every call against
 // FormulationSettings::singular_condition and on_singular.
 //
-// Multipliers are not computed (000 has none); `--reactions` needs a Lagrange method.
+// Multipliers (000 computes none; loopdyn reports them for `--reactions`): after the solve, the
+// joint-space force the loops exert on each aggregated body's speeds is ρ = τ − Sᵀ F (Q − M u̇,
+// tree_dynamics.hpp); loops are taken in reverse order, each solving G_Dᵀ λ = ρ_D on its kept
+// rows (minimum norm where they are redundant) and removing Gᵀ λ from the speeds it shares with the
+// loops solved before it. O(n + m), like the rest.
 #pragma once
 
 #include "loopdyn/constraints.hpp"
@@ -74,6 +78,7 @@ class Rcr final : public Formulation {
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   const KinematicsData& kinematics() const override { return aba_.kin; }
+  const VecX& multipliers() const override { return lambda_; }
 
   /// Global speed indices currently independent (ascending).
   std::vector<int> independent_speeds() const;
@@ -96,12 +101,16 @@ class Rcr final : public Formulation {
     Mat6 T = Mat6::Zero();            ///< column e: t of dependent speed e
     Vec6 delta = Vec6::Zero();        ///< Δ of dependent speed e
     double indicator = 1.0, chosen_indicator = 1.0;
+    std::vector<int> kept_local;      ///< block-local rows that Constraints keeps
+    std::vector<int> kept_index;      ///< their index in Constraints::kept()
   };
   struct Node {
     int body = -1;                    ///< index in tree_.nodes
     std::vector<Loop> loops;          ///< solved in this order
     std::vector<int> beta;            ///< θ row of each independent speed
     Eigen::Matrix<double, 6, Eigen::Dynamic> W;
+    std::vector<Vec6> force;          ///< (bodies) multiplier workspace
+    VecX rho;                         ///< (θ)
   };
 
   void choose(Node& node, double t, bool first);
@@ -109,19 +118,21 @@ class Rcr final : public Formulation {
   void reduce(Node& node);
   void check_closed(const Node& node, const Loop& loop) const;
   void remainders(Node& node);
+  void recover_multipliers(Node& node);
   void check_conditioning(double t);
-  void prepare(double t, const VecX& q, const VecX& u);
+  void prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u);
   std::string speed_names(const Node& node, const std::vector<int>& theta_rows) const;
 
   const Model& model_;
   const FormulationSettings settings_;
   const Constraints rows_;  ///< every row of every loop joint (Constraints::unreduced)
+  const Constraints kept_;  ///< the rows the multipliers are reported on
   ConstraintData cons_data_;
   AbaData aba_;
   AggregatedTree tree_;
   std::vector<Node> nodes_;
   ForceData forces_;
-  VecX u_;
+  VecX u_, lambda_;
   int switches_ = 0;
   bool chosen_ = false;  ///< independent speeds chosen (at the first call)
 };
