@@ -19,15 +19,38 @@ const std::vector<std::string_view>& formulation_names() {
   return names;
 }
 
-MethodChoice default_method(const Model& model) {
+namespace {
+
+// Whether rcr takes the model at configuration q: its scope check, then its choice of independent
+// speeds, which fails when loops have to be solved together.
+bool rcr_covers(const Model& model, const VecX& q) {
+  try {
+    Rcr rcr(model, {});
+    VecX qq = q, u = VecX::Zero(model.nv);
+    rcr.complete_state(0.0, qq, u);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+MethodChoice default_method(const Model& model) { return default_method(model, model.q0); }
+
+MethodChoice default_method(const Model& model, const VecX& q) {
   if (!model.has_loops()) return {"tree", "no loop-closing joints or couplings: the articulated-body algorithm"};
   const int largest = aggregate(model).largest_nv();
-  const std::string size = "the largest aggregated body has " + std::to_string(largest) + " joint speeds";
+  std::string size = "the largest aggregated body has ";
+  size.append(std::to_string(largest)).append(" joint speeds");
   if (largest <= kSmallAggregatedBody)
     return {"embedding", size + " (<= " + std::to_string(kSmallAggregatedBody) +
                              "): constraint embedding, linear in the number of aggregated bodies"};
-  return {"lagrange-dense", size + " (> " + std::to_string(kSmallAggregatedBody) +
-                                "): embedding's local solves would cost as much as the dense one"};
+  size.append(" (> ").append(std::to_string(kSmallAggregatedBody)).append(")");
+  if (rcr_covers(model, q))
+    return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
+                          "reduction stays linear in its size"};
+  return {"lagrange-dense", size + ": embedding's local solves would cost as much as the dense one"};
 }
 
 std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model& model,

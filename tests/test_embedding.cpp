@@ -69,14 +69,23 @@ TEST(Embedding, DefaultMethodFollowsTheSizeOfTheLargestAggregatedBody) {
   for (const char* file : {"fourbar_jain_terminal", "geared_chain", "double_wishbone", "doubleloop_malczyk"})
     EXPECT_EQ(default_method(test::load_model(file)).method, "embedding") << file;
   // A 13-link chain closed to ground by a spherical joint at its tip: one aggregated body of 13
-  // speeds, beyond kSmallAggregatedBody = 12.
+  // speeds, beyond kSmallAggregatedBody = 12, and one loop, which rcr takes in linear time.
   Mechanism chain = chain_mechanism(13);
   chain.add_joint("tip", JointType::spherical, "link12", "ground", Transform::translation(Vec3(0.0, 0.0, 1.0)),
                   Transform::translation(Vec3(0.0, 0.0, 13.0)))
       .cut = true;
   const MethodChoice choice = default_method(Model::build(chain));
-  EXPECT_EQ(choice.method, "lagrange-dense");
+  EXPECT_EQ(choice.method, "rcr");
   EXPECT_NE(choice.reason.find("13 joint speeds"), std::string::npos) << choice.reason;
+  // A second loop from the tip back to link1 couples the two loops through bodies without a
+  // common base (ground and link1): outside rcr's scope, so the dense method.
+  chain.add_joint("back", JointType::spherical, "link12", "link1", Transform::translation(Vec3(0.0, 0.0, 0.5)),
+                  Transform::translation(Vec3(0.0, 0.0, 11.5)))
+      .cut = true;
+  EXPECT_EQ(default_method(Model::build(chain)).method, "lagrange-dense");
+  // The spatial ladder of 000 §4.3: one aggregated body of 4L + 2 speeds, every loop on ground.
+  const Model ladder = Model::build(spatial_ladder_mechanism(4));
+  EXPECT_EQ(default_method(ladder, spatial_ladder_state(ladder, 4).q).method, "rcr");
 }
 
 // benchmarks.md: the check value for every L, both layouts and the non-depth-first order equals

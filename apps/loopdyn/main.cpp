@@ -96,7 +96,7 @@ int simulate(const SimulateOptions& o) {
   const Model model = Model::build(load_mechanism(o.model));
   VecX q0, u0;
   const std::string initial = initial_state(model, o.no_assemble, q0, u0);
-  const std::string method = o.method != "auto" ? o.method : default_method(model).method;
+  const std::string method = o.method != "auto" ? o.method : default_method(model, q0).method;
   FormulationSettings fs = o.formulation;
   fs.on_singular = o.on_singular == "switch" ? FormulationSettings::OnSingular::switch_coordinates
                                              : FormulationSettings::OnSingular::stop;
@@ -393,7 +393,7 @@ int main(int argc, char** argv) {
   cmd_sim->add_option("model", sim.model, "model file (YAML)")->required();
   std::string methods;
   for (auto n : formulation_names()) methods += (methods.empty() ? "" : ", ") + std::string(n);
-  cmd_sim->add_option("--method", sim.method, "formulation: auto (tree without loops; embedding when every aggregated body has at most 12 joint speeds; else lagrange-dense; `loopdyn info` says which), " + methods)
+  cmd_sim->add_option("--method", sim.method, "formulation: auto (tree without loops; embedding when every aggregated body has at most 12 joint speeds; else rcr when its scope covers the loops; else lagrange-dense; `loopdyn info` says which), " + methods)
       ->capture_default_str();
   cmd_sim->add_option("--baumgarte-alpha", sim.formulation.baumgarte_alpha,
                       "Baumgarte damping α in Φ̈ + 2αΦ̇ + β²Φ = 0 (loop formulations)")

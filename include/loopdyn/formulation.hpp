@@ -81,6 +81,10 @@ class Formulation {
 ///  * `tree` without loops and couplings;
 ///  * `embedding` when every aggregated body (002 §4.2) has at most kSmallAggregatedBody joint
 ///    speeds: its cost is linear in the number of aggregated bodies and cubic in the size of each;
+///  * `rcr` when an aggregated body is larger but recursive coordinate reduction covers the
+///    mechanism (formulations/rcr.hpp: loops coupled only through a common base, each closable on
+///    its own at configuration q): it stays linear in the size of the aggregated body (the spatial
+///    ladder of 000 §4.3);
 ///  * `lagrange-dense` otherwise: one aggregated body then holds a large part of the mechanism,
 ///    and embedding's local analyses cost as much as the dense solve without its simplicity.
 struct MethodChoice {
@@ -88,6 +92,8 @@ struct MethodChoice {
   std::string reason;
 };
 inline constexpr int kSmallAggregatedBody = 12;
+MethodChoice default_method(const Model& model, const VecX& q);
+/// default_method at the model's initial configuration.
 MethodChoice default_method(const Model& model);
 
 /// Names of every formulation loopdyn knows, implemented or not.
