@@ -170,6 +170,27 @@ TEST(Rcr, SingularConfigurationsStopWithADiagnosticOrSwitchWhenAllowed) {
   EXPECT_LT(min_abs_crank, 0.05) << "the run must pass the singular configuration";
 }
 
+// 000's order: the dependent speeds are those nearest the loop-closing joint C (B and D), the crank
+// A stays independent; a joint marked `independent: true` is kept independent instead.
+TEST(Rcr, IndependentSpeedsFollowThePapersOrderOrTheUsersMarks) {
+  Mechanism m = test::parallelogram_four_bar();
+  const auto independent_joint = [](const Mechanism& mech) {
+    const Model model = Model::build(mech);
+    Rcr rcr(model, {});
+    VecX q = model.q0, u = VecX::Zero(model.nv);
+    rcr.complete_state(0.0, q, u);
+    const std::vector<int> speeds = rcr.independent_speeds();
+    EXPECT_EQ(speeds.size(), 1u);
+    return model.joints[model.v_body[speeds.front()]].name;
+  };
+  EXPECT_EQ(independent_joint(m), "A");
+  for (const char* pinned : {"B", "D"}) {
+    Mechanism marked = m;
+    for (JointSpec& j : marked.joints) j.independent = j.name == pinned;
+    EXPECT_EQ(independent_joint(marked), pinned);
+  }
+}
+
 TEST(Rcr, CoupledLoopsWithoutACommonBaseGetAnErrorNamingThem) {
   for (LadderLayout layout : {LadderLayout::serial, LadderLayout::comb}) {
     const Model m = Model::build(ladder_mechanism(3, layout));
