@@ -1,5 +1,6 @@
 #include "loopdyn/formulations/rcr.hpp"
 
+#include <Eigen/LU>
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
@@ -327,8 +328,10 @@ void Rcr::recover_multipliers(Node& node) {
       b(e) = node.rho(loop.theta[loop.dependent[e]]);
       for (int r = 0; r < k; ++r) A(e, r) = loop.G(loop.kept_local[r], loop.dependent[e]);
     }
-    const Eigen::CompleteOrthogonalDecomposition<Small> cod(A);
-    const SmallVec lambda = cod.solve(b);
+    // Square and regular when the kept rows are the loop's independent ones (the usual case): LU;
+    // otherwise the minimum-norm least-squares solution.
+    const SmallVec lambda = k == n ? SmallVec(Eigen::PartialPivLU<Small>(A).solve(b))
+                                   : SmallVec(Eigen::CompleteOrthogonalDecomposition<Small>(A).solve(b));
     for (int c = 0; c < loop.block.columns; ++c)
       for (int r = 0; r < k; ++r) node.rho(loop.theta[c]) -= loop.G(loop.kept_local[r], c) * lambda(r);
     for (int r = 0; r < k; ++r) lambda_(loop.kept_index[r]) = lambda(r);
