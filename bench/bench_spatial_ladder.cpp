@@ -6,13 +6,10 @@
 //   tree            the articulated-body algorithm on the same 2L + 1 bodies and tree joints with the
 //                   loop-closing joints removed (the floor; its check value is the open tree's own);
 //   lagrange-on, lagrange-dense, nullspace
-//                   O(n³) per call: registered only up to L = kDenseMaxCells = 256 (n = 1026), the
-//                   largest L at which one call of each stays below about 0.5 s on the 2-core
-//                   benchmark machine. Measured (CPU time, median of 3): at L = 256 lagrange-on
-//                   0.078 s, lagrange-dense 0.145 s, nullspace 0.148 s; at L = 512 lagrange-dense
-//                   1.08 s, nullspace 1.13 s and lagrange-on 0.48 s (at the limit, and without a
-//                   lagrange-dense value to check it against there);
-//   rcr             recursive coordinate reduction (000), up to L = 1024; registered only where
+//                   O(n³) per call: at L = 512 and 1024 one call takes about 0.5-10 s on the 2-core
+//                   benchmark machine, so these run kDenseLongRepetitions repetitions instead of
+//                   the command line's (each of a single call);
+//   rcr             recursive coordinate reduction (000); registered only where
 //                   make_formulation("rcr", model) succeeds, so that this program runs before `rcr`
 //                   exists and picks it up once it does.
 // The largest L is LOOPDYN_SPATIAL_MAX_CELLS (environment, default 1024): every case is built and
@@ -41,7 +38,8 @@ namespace {
 using namespace loopdyn;
 
 constexpr int kMaxCells = 1024;      // default of LOOPDYN_SPATIAL_MAX_CELLS
-constexpr int kDenseMaxCells = 256;  // largest L of the O(n³) methods (header comment)
+constexpr int kDenseLongCells = 512;       // from this L the O(n³) methods take ~0.5 s or more per call
+constexpr int kDenseLongRepetitions = 3;  // repetitions there (header comment)
 
 struct Case {
   int cells;
@@ -105,7 +103,6 @@ void register_benchmarks() {
   for (const std::string method : {"tree", "lagrange-on", "lagrange-dense", "nullspace", "rcr"}) {
     const bool dense = method != "tree" && method != "rcr";
     for (const Case& c : cases) {
-      if (dense && c.cells > kDenseMaxCells) break;
       const Model& model = method == "tree" ? c.open : c.model;
       std::unique_ptr<Formulation> formulation;
       try {
@@ -117,7 +114,9 @@ void register_benchmarks() {
       runs.push_back(Run{&c, std::move(formulation), v0, VecX::Zero(model.nv)});
       std::string name = method;
       name.append("/spatial-ladder/").append(std::to_string(c.cells));
-      benchmark::RegisterBenchmark(name.c_str(), bench_accelerations, &runs.back())->Unit(benchmark::kMicrosecond);
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), bench_accelerations, &runs.back());
+      b->Unit(benchmark::kMicrosecond);
+      if (dense && c.cells >= kDenseLongCells) b->Repetitions(kDenseLongRepetitions);
     }
   }
 }

@@ -12,9 +12,9 @@
 # Fails (exit 1, message on stderr, no table) unless every method's check value (α̈ of post0_top)
 # equals lagrange-dense's at the same L to 1e-8 relative, where both ran, and the closed-form α̈ of
 # the equivalent 2-dof pendulum (generators.hpp, tests/test_generators.cpp) at every L (`tree` runs
-# the open tree with the loops removed: its check value is its own). The O(n³) methods stop at L = 256, `tree`
-# and `rcr` go to 1024 (bench/bench_spatial_ladder.cpp); `rcr` appears once make_formulation knows
-# it. LOOPDYN_SPATIAL_MAX_CELLS (default 1024) caps L, e.g. for a quick check of the script.
+# the open tree with the loops removed: its check value is its own). Every method runs
+# L = 1..1024; the O(n³) ones with 3 repetitions from L = 512 on (bench/bench_spatial_ladder.cpp).
+# LOOPDYN_SPATIAL_MAX_CELLS (default 1024) caps L, e.g. for a quick check of the script.
 #
 #   bench/run_spatial_ladder.sh                                   # everything
 #   bench/run_spatial_ladder.sh --benchmark_filter='^(tree|rcr)/' # extra arguments go to bench_spatial_ladder
@@ -38,8 +38,8 @@ RATIOS = [("lagrange-dense", "rcr"), ("lagrange-on", "rcr"), ("nullspace", "rcr"
 
 data, rows, order = load(build_and_run(root, "bench_spatial_ladder", REPETITIONS, MIN_TIME, sys.argv[2:]))
 
-def key(name):
-    method, _, cells = name.split("/")
+def key(name):  # "<method>/spatial-ladder/<L>", with "/repeats:3" where the repetitions were set
+    method, _, cells = name.split("/")[:3]
     return method, int(cells)
 
 medians = {key(name): rows[name]["median"] for name in order}
