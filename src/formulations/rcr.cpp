@@ -82,6 +82,13 @@ Rcr::Rcr(const Model& model, const FormulationSettings& settings)
   const std::vector<LoopInfo> loops = loops_of(model);
   check_scope(model, loops);
   const Aggregation aggregation = aggregate(model);
+  // The kept rows of each loop joint, then of each coupling (Constraints::kept() indices).
+  const int nloops = static_cast<int>(model.loop_joints.size());
+  std::vector<std::vector<int>> kept_of(nloops + model.couplings.size());
+  for (int k = 0; k < kept_.rows(); ++k) {
+    const ConstraintRow& row = kept_.kept()[k];
+    kept_of[row.kind == ConstraintRow::Kind::coupling ? nloops + row.loop : row.loop].push_back(k);
+  }
   tree_.node_of_body.assign(model.nbodies, -1);
   tree_.nodes.reserve(aggregation.nodes.size());  // an AggregatedBody is never moved (its LLT)
   for (const AggregatedNode& an : aggregation.nodes) {
@@ -105,16 +112,12 @@ Rcr::Rcr(const Model& model, const FormulationSettings& settings)
           loop.distance.push_back(dist[b]);
         }
       }
-      for (int k = 0; k < kept_.rows(); ++k) {
-        const ConstraintRow& row = kept_.kept()[k];
-        for (std::size_t r = 0; r < loop.block.rows.size(); ++r) {
-          const ConstraintRow& own = rows_.kept()[loop.block.rows[r]];
-          if (own.kind == row.kind && own.loop == row.loop && own.label == row.label) {
+      for (int k : kept_of[info.loop_joint >= 0 ? info.loop_joint : nloops + info.coupling])
+        for (std::size_t r = 0; r < loop.block.rows.size(); ++r)
+          if (rows_.kept()[loop.block.rows[r]].label == kept_.kept()[k].label) {
             loop.kept_local.push_back(static_cast<int>(r));
             loop.kept_index.push_back(k);
           }
-        }
-      }
       const int r = static_cast<int>(loop.block.rows.size());
       loop.G.resize(r, loop.block.columns);
       loop.phi.resize(r);
