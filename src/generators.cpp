@@ -41,8 +41,19 @@ std::string rung(int k) { return k < 0 ? std::string(ground_name) : "rung" + std
 // Spatial ladder (paper 000 §4.3): names, and the inertia about the centre of a uniform slender rod
 // of 1 m, 1 kg along unit axis e: (1/12)(I₃ − e eᵀ) plus a small axial inertia 10⁻³ e eᵀ.
 std::string post(int k) { return "post" + std::to_string(k); }
+constexpr double kRodAxialInertia = 1e-3;  // ε
 Mat3 slender_rod(const Vec3& e) {
-  return (Mat3::Identity() - e * e.transpose()) / 12.0 + 1e-3 * e * e.transpose();
+  return (Mat3::Identity() - e * e.transpose()) / 12.0 + kRodAxialInertia * e * e.transpose();
+}
+
+// Mass (and inertia) factors of the posts and the rungs: (1, 1), or (2/(L + 1), 1/L) for the
+// ladder equivalent to L = 1 (generators.hpp, LadderMasses).
+struct LadderScale {
+  double post, rung;
+};
+LadderScale ladder_scale(int cells, LadderMasses masses) {
+  if (masses == LadderMasses::uniform) return {1.0, 1.0};
+  return {2.0 / (cells + 1), 1.0 / cells};
 }
 
 // A universal joint with the given axes (first in the parent joint frame, second in the child's).
@@ -192,20 +203,22 @@ LadderState ladder_state(const Model& model, int cells) {
   return s;
 }
 
-Mechanism spatial_ladder_mechanism(int cells) {
+Mechanism spatial_ladder_mechanism(int cells, LadderMasses masses) {
   require_positive(cells, "spatial_ladder_mechanism: number of cells");
   Mechanism m;
-  m.name = "spatial-ladder-" + std::to_string(cells);
+  m.name = masses == LadderMasses::uniform ? "spatial-ladder-" : "spatial-ladder-equivalent-";
+  m.name.append(std::to_string(cells));
   m.gravity = Vec3(0.0, 0.0, -9.81);
+  const LadderScale s = ladder_scale(cells, masses);
   const Vec3 x = Vec3::UnitX(), y = Vec3::UnitY(), z = Vec3::UnitZ();
   for (int k = 0; k <= cells; ++k) {
     // Post k hangs 1 m along −z from a Hooke joint at (k, 0, 0): x in ground, then y in the post.
-    m.add_body(post(k), 1.0, -0.5 * z, slender_rod(z));
+    m.add_body(post(k), s.post, -0.5 * z, s.post * slender_rod(z));
     add_hooke(m, post(k) + "_top", std::string(ground_name), post(k), Vec3(k, 0.0, 0.0), x, y);
     if (k == 0) continue;
     // Rung k runs 1 m along +x from the lower end of post k−1 (Hooke: y in the post, then z in the
     // rung); its right end closes the cell on the lower end of post k by a revolute about y.
-    m.add_body(rung(k), 1.0, 0.5 * x, slender_rod(x));
+    m.add_body(rung(k), s.rung, 0.5 * x, s.rung * slender_rod(x));
     add_hooke(m, rung(k) + "_left", post(k - 1), rung(k), -z, y, z);
     JointSpec& pin = m.add_joint(rung(k) + "_right", JointType::revolute, rung(k), post(k),
                                  Transform::translation(x), Transform::translation(-z));
@@ -233,6 +246,44 @@ SpatialLadderState spatial_ladder_state(const Model& model, int cells) {
   for (int k = 0; k <= cells; ++k) set(post(k) + "_top", alpha, beta, alpha_dot, beta_dot);
   for (int k = 1; k <= cells; ++k) set(rung(k) + "_left", -beta, 0.0, -beta_dot, 0.0);
   return s;
+}
+
+Eigen::Vector2d spatial_ladder_pendulum_accelerations(double alpha, double beta, double alpha_dot, double beta_dot,
+                                                      int cells, LadderMasses masses) {
+  require_positive(cells, "spatial_ladder_pendulum_accelerations: number of cells");
+  const LadderScale s = ladder_scale(cells, masses);
+  const double posts = s.post * (cells + 1), rungs = s.rung * cells;  // total masses
+  const double g = 9.81, eps = kRodAxialInertia, a = posts / 3.0 + rungs, c = 0.5 * posts + rungs;
+  const double sb = std::sin(beta), cb = std::cos(beta);
+  const double M11 = a * cb * cb + eps * (posts * sb * sb + rungs);
+  const double dM11 = 2.0 * sb * cb * (eps * posts - a);  // ∂M₁₁/∂β
+  return {-(dM11 * alpha_dot * beta_dot + g * c * std::sin(alpha) * cb) / M11,
+          (0.5 * dM11 * alpha_dot * alpha_dot - g * c * std::cos(alpha) * sb) / a};
+}
+
+SpatialLadderPendulum::SpatialLadderPendulum(int cells, LadderMasses masses) : cells_(cells), masses_(masses) {
+  require_positive(cells, "SpatialLadderPendulum: number of cells");
+}
+
+void SpatialLadderPendulum::rhs(double /*t*/, const VecX& x, VecX& dx) {
+  dx.head<2>() = x.tail<2>();
+  dx.tail<2>() = spatial_ladder_pendulum_accelerations(x(0), x(1), x(2), x(3), cells_, masses_);
+}
+
+std::vector<Eigen::Vector4d> SpatialLadderPendulum::solve(const Eigen::Vector4d& x0, const std::vector<double>& t_out,
+                                                          double tol) {
+  IntegratorSettings settings;
+  settings.kind = IntegratorKind::dopri5;
+  settings.rtol = settings.atol = tol;
+  std::vector<Eigen::Vector4d> out;
+  out.reserve(t_out.size());
+  integrate(*this, settings, 0.0, x0, t_out, [&](double, const VecX& x) { out.emplace_back(x); });
+  return out;
+}
+
+Eigen::Vector4d SpatialLadderPendulum::state_of(const Model& model, const VecX& q, const VecX& u) {
+  const int j = model.joint_index("post0_top");
+  return {q(model.q_index[j]), q(model.q_index[j] + 1), u(model.v_index[j]), u(model.v_index[j] + 1)};
 }
 
 }  // namespace loopdyn

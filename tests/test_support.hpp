@@ -263,15 +263,21 @@ struct LoopState {
   VecX q, u;
 };
 
-/// A bundled model file assembled, with a random velocity in ker G (the files mostly start at rest).
-inline LoopState assembled_state(const std::string& file, std::uint64_t seed) {
+/// A bundled model file at its own initial state q0, u0, assembled as `loopdyn simulate` does.
+inline LoopState file_state(const std::string& file) {
   Model m = load_model(file);
   const AssemblyResult a = assemble(m, Constraints(m), m.q0, m.u0);
-  const auto [phi, G, gamma] = constraint_values(m, a.q, a.u);
+  return {file, std::move(m), a.q, a.u};
+}
+
+/// A bundled model file assembled, with a random velocity in ker G (the files mostly start at rest).
+inline LoopState assembled_state(const std::string& file, std::uint64_t seed) {
+  LoopState s = file_state(file);
+  const auto [phi, G, gamma] = constraint_values(s.model, s.q, s.u);
   std::mt19937_64 rng(seed);
   const MatX N = null_space(G);
-  VecX u = N * random_vector(static_cast<int>(N.cols()), rng, 2.0);
-  return {file, std::move(m), a.q, u};
+  s.u = N * random_vector(static_cast<int>(N.cols()), rng, 2.0);
+  return s;
 }
 
 /// dopri5 at rtol = atol = 1e-10 from (q, u), rows every output_dt.

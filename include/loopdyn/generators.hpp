@@ -9,11 +9,14 @@
 //   ladder-L         L planar parallelogram cells stacked on each other, one loop per cell, in
 //                    three spanning-tree layouts that must give the same motion.
 //   spatial-ladder-L the spatial ladder of paper 000 §4.3: L + 1 posts hung from ground by Hooke
-//                    joints, L rungs, one revolute loop closure per cell, 2 degrees of freedom.
+//                    joints, L rungs, one revolute loop closure per cell, 2 degrees of freedom;
+//                    its variant spatial-ladder-equivalent-L (LadderMasses::equivalent) moves
+//                    like the L = 1 ladder at every L (000 Fig. 10).
 #pragma once
 
 #include <cstdint>
 
+#include "loopdyn/integrators.hpp"
 #include "loopdyn/model.hpp"
 
 namespace loopdyn {
@@ -134,18 +137,61 @@ LadderState ladder_state(const Model& model, int cells);
 /// the post tops (both axes ⟂ the post) keeps exactly 4L rows with DOF 2 for L = 1, 2, 3; the ones
 /// that do let the post turn about its own length (a spin, not a swing), and the two other
 /// swinging arrangements (rung axes x, y or z, y) drop needed rows too.
-Mechanism spatial_ladder_mechanism(int cells);
+///
+/// Masses (000 Fig. 10: "through appropriate selection of inertia properties, all ladder systems
+/// ... can be made to exhibit the same independent coordinate trajectories"):
+///   uniform     every body 1 kg with the inertia above: the benchmark definition (the default;
+///               name "spatial-ladder-L").
+///   equivalent  every post's mass and inertia × 2/(L + 1), every rung's × 1/L (centres of mass
+///               unchanged; name "spatial-ladder-equivalent-L"). The posts together then weigh
+///               2 kg and the rungs 1 kg at every L, so the pendulum below has the kinetic and
+///               potential energy of the L = 1 ladder as functions of (α, β, α̇, β̇): a = 5/3,
+///               c = 2, M₁₁ = a cos²β + ε (2 sin²β + 1). At L = 1 both variants are the same
+///               mechanism (but for the name).
+enum class LadderMasses { uniform, equivalent };
+Mechanism spatial_ladder_mechanism(int cells, LadderMasses masses = LadderMasses::uniform);
 
 /// Spatial-ladder state in model coordinates: (nq), (nv).
 struct SpatialLadderState {
   VecX q, u;
 };
-/// The benchmark state of `spatial-ladder-L` for a model built from spatial_ladder_mechanism(cells):
+/// The benchmark state of `spatial-ladder-L` for a model built from spatial_ladder_mechanism(cells)
+/// (either LadderMasses: the masses do not enter):
 /// the closed configuration of the 2-dof pendulum above at α = 0.4, β = −0.25 rad, rates
 /// α̇ = 0.6, β̇ = 0.35 rad/s. Every "post{k}_top" gets q = (α, β), u = (α̇, β̇); every
 /// "rung{k}_left" q = (−β, 0), u = (−β̇, 0). Closed exactly, in closed form: assemble() cannot
 /// hold both coordinates of post0_top from a tilt that is not closed (G has rank 4L + 1 there, so
 /// only one speed stays independent; it keeps α and moves β along the same family).
 SpatialLadderState spatial_ladder_state(const Model& model, int cells);
+
+/// The 2-dof spatial pendulum the ladder moves as (000 §4.3, Fig. 10), in closed form. Posts of
+/// mass s_p with inertia s_p diag(1/3, 1/3, ε) about their pivots, rungs of mass s_r moving with
+/// the post tips and spinning at α̇ about their own axis (inertia s_r ε), ε = 10⁻³, g = 9.81
+/// ((s_p, s_r) = (1, 1) for LadderMasses::uniform, (2/(L + 1), 1/L) for equivalent):
+///   T = ½ [M₁₁(β) α̇² + a β̇²],  M₁₁ = a cos²β + ε (s_p (L + 1) sin²β + s_r L),
+///   a = s_p (L + 1)/3 + s_r L,  V = −g c cos α cos β,  c = s_p (L + 1)/2 + s_r L.
+/// Lagrange's equations give
+///   α̈ = −(M₁₁′ α̇ β̇ + g c sin α cos β) / M₁₁,  β̈ = (½ M₁₁′ α̇² − g c cos α sin β) / a,
+/// with M₁₁′ = ∂M₁₁/∂β; returned as (α̈, β̈). Every "post{k}_top" joint has these accelerations,
+/// every "rung{k}_left" (−β̈, 0). Throws std::invalid_argument for cells < 1.
+Eigen::Vector2d spatial_ladder_pendulum_accelerations(double alpha, double beta, double alpha_dot, double beta_dot,
+                                                      int cells, LadderMasses masses = LadderMasses::uniform);
+
+/// The pendulum above as a first-order system x = (α, β, α̇, β̇) for integrate() (integrators.hpp):
+/// an independent reference for the ladder's post0_top trajectory (000 Fig. 10).
+class SpatialLadderPendulum final : public OdeSystem {
+ public:
+  explicit SpatialLadderPendulum(int cells, LadderMasses masses = LadderMasses::uniform);
+  int size() const override { return 4; }
+  void rhs(double t, const VecX& x, VecX& dx) override;
+  /// x at the times t_out (sorted, >= 0) from x0 at t = 0: dopri5 at rtol = atol = tol.
+  std::vector<Eigen::Vector4d> solve(const Eigen::Vector4d& x0, const std::vector<double>& t_out, double tol = 1e-12);
+  /// The pendulum state of a spatial-ladder state: (α, β, α̇, β̇) = q and u of "post0_top".
+  static Eigen::Vector4d state_of(const Model& model, const VecX& q, const VecX& u);
+
+ private:
+  int cells_;
+  LadderMasses masses_;
+};
 
 }  // namespace loopdyn
