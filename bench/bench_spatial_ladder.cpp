@@ -18,7 +18,8 @@
 // One timed call = Formulation::accelerations(0, q, u, u̇) at spatial_ladder_state: kinematics,
 // constraints and multipliers recomputed, nothing reused from the previous call except the
 // workspaces make_formulation preallocated; one untimed call is made first (nullspace chooses its
-// partition there). Counters: `check` = u̇ of the first speed of joint post0_top (α̈), `m` =
+// partition there). Counters: `check` = u̇ of the first speed of joint post0_top (α̈), `pendulum` =
+// the same from the closed-form 2-dof pendulum (spatial_ladder_pendulum_accelerations), `m` =
 // Constraints(model).rows() (kept constraint rows), `n` = nv. Run bench/run_spatial_ladder.sh for
 // the tables in docs/performance.md.
 #include <benchmark/benchmark.h>
@@ -84,6 +85,9 @@ void bench_accelerations(benchmark::State& st, Run* run) {
     benchmark::ClobberMemory();
   }
   st.counters["check"] = run->udot(run->v0);
+  // The closed-form α̈ of the 2-dof pendulum the ladder moves as (generators.hpp).
+  const Eigen::Vector4d x = SpatialLadderPendulum::state_of(c.model, c.state.q, c.state.u);
+  st.counters["pendulum"] = spatial_ladder_pendulum_accelerations(x(0), x(1), x(2), x(3), c.cells)(0);
   st.counters["m"] = c.m;
   st.counters["n"] = c.model.nv;
 }
