@@ -280,6 +280,32 @@ TEST(Cli, GenerateSpatialLadderWritesItsState) {
   ASSERT_EQ(sim.status, 0) << sim.output;
   EXPECT_NE(sim.output.find("as given (--no-assemble)"), std::string::npos) << sim.output;
   expect_one_line_error(run("generate spatial-ladder --cells 0"), "--cells must be at least 1, got 0");
+  // 000 Fig. 10's variant, simulated by rcr (what `--method auto` picks for it).
+  const auto equivalent = scratch("generate_spatial_ladder_equivalent.yaml");
+  ASSERT_EQ(run("generate spatial-ladder --cells 16 --masses equivalent --out " + equivalent.string()).status, 0);
+  EXPECT_EQ(loopdyn::load_mechanism(equivalent.string()).name, "spatial-ladder-equivalent-16");
+  const CliResult rcr = run("simulate " + equivalent.string() + " --t-end 0.1 --out " +
+                            scratch("generate_spatial_ladder_equivalent.csv").string());
+  ASSERT_EQ(rcr.status, 0) << rcr.output;
+  EXPECT_NE(rcr.output.find("method      rcr"), std::string::npos) << rcr.output;
+  expect_one_line_error(run("generate spatial-ladder --cells 2 --masses heavy"), "unknown --masses 'heavy'");
+}
+
+// rcr near a singular configuration of its choice of independent speeds: the five-bar's first
+// choice (joint2, joint4 dependent) passes an indicator of 20 at t ≈ 0.93 s from the file's state.
+// One error line naming the loop by default; with --on-singular switch the run goes on and the
+// switch is reported on stderr.
+TEST(Cli, RcrStopsAtASingularConfigurationUnlessAllowedToSwitch) {
+  const std::string model = std::string(LOOPDYN_SOURCE_DIR) + "/models/fivebar_malczyk.yaml";
+  const std::string common = " --method rcr --integrator dopri5 --rtol 1e-10 --atol 1e-10 --t-end 2 "
+                             "--singular-condition 20 --out " + scratch("rcr_fivebar.csv").string();
+  expect_one_line_error(run("simulate " + model + common), "loop 'joint3' is at or near a singular configuration");
+  const CliResult switched = run("simulate " + model + common + " --on-singular switch");
+  ASSERT_EQ(switched.status, 0) << switched.output;
+  EXPECT_NE(switched.output.find("independent speeds chosen again"), std::string::npos) << switched.output;
+  const CliResult bad = run("simulate " + model + common + " --on-singular maybe");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.output.find("--on-singular"), std::string::npos) << bad.output;
 }
 
 TEST(Cli, GenerateChainPrintsTheModelWithItsBenchmarkState) {

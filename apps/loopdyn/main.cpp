@@ -313,7 +313,7 @@ int assemble_model(const AssembleOptions& o) {
 }
 
 struct GenerateOptions {
-  std::string layout = "serial", out;
+  std::string layout = "serial", masses = "uniform", out;
   int cells = 0, bodies = 0;
 };
 
@@ -372,7 +372,10 @@ int generate_ladder(const GenerateOptions& o) {
 // `generate spatial-ladder`: the spatial ladder of paper 000 §4.3 at its benchmark state.
 int generate_spatial_ladder(const GenerateOptions& o) {
   require_positive(o.cells, "--cells");
-  return generate_at_state(spatial_ladder_mechanism(o.cells),
+  if (o.masses != "uniform" && o.masses != "equivalent")
+    throw std::invalid_argument("unknown --masses '" + o.masses + "' (known: uniform, equivalent)");
+  const LadderMasses masses = o.masses == "equivalent" ? LadderMasses::equivalent : LadderMasses::uniform;
+  return generate_at_state(spatial_ladder_mechanism(o.cells, masses),
                            [&](const Model& model) { return spatial_ladder_state(model, o.cells); }, o.out);
 }
 
@@ -454,6 +457,10 @@ int main(int argc, char** argv) {
   CLI::App* cmd_spatial = cmd_gen->add_subcommand(
       "spatial-ladder", "spatial ladder of paper 000 4.3 (L cells, 2L+1 bodies on Hooke joints, 2 DOF) at its benchmark state");
   cmd_spatial->add_option("--cells", gen.cells, "number of cells L")->required();
+  cmd_spatial->add_option("--masses", gen.masses,
+                          "uniform (1 kg rods: the benchmark) or equivalent (scaled so that every L moves like the "
+                          "L = 1 ladder, 000 Fig. 10)")
+      ->capture_default_str();
   cmd_spatial->add_option("--out", gen.out, "model file to write (default: print it)");
   CLI::App* cmd_chain = cmd_gen->add_subcommand("chain", "revolute chain of N bodies at its benchmark state");
   cmd_chain->add_option("--bodies", gen.bodies, "number of bodies N")->required();
