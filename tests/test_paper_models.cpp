@@ -48,6 +48,10 @@ const Expected paper_models[] = {
     {"fourbar_anderson.yaml", 3, 3, 3, 1, 5, 3, 1, -2},
     {"fivebar_malczyk.yaml", 4, 4, 4, 1, 5, 3, 2, -1},
     {"doubleloop_malczyk.yaml", 8, 8, 8, 2, 10, 6, 4, -2},
+    // 000 §4.2 (data chosen, see the files): the redundant five-bar, 2 DOF; the planar 3-RRR,
+    // 7 bodies, 2 revolute closures of which 3 rows each are out of plane, 3 DOF.
+    {"fivebar_anderson.yaml", 4, 4, 4, 1, 5, 3, 2, -1},
+    {"parallel_3rrr.yaml", 7, 7, 7, 2, 10, 6, 3, -3},
 };
 
 /// Φ (kept or all rows) and G u at (q, u).
