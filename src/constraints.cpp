@@ -2,9 +2,12 @@
 #include "loopdyn/constraints.hpp"
 
 #include <Eigen/QR>
+#include <Eigen/SparseQR>
 #include <algorithm>
+#include <limits>
 #include <random>
 
+#include "loopdyn/assembly.hpp"
 #include "loopdyn/linalg.hpp"
 
 namespace loopdyn {
@@ -112,6 +115,19 @@ double position_row(const Model& model, const ConstraintRow& row, const VecX& q,
   return row.kind == Kind::dot ? (p.R * row.u).dot(c.R * row.w) : (p.R * row.u).dot(c.x - p.x);
 }
 
+// Calls f(body, sign) for every body on the tree path between a loop joint's two bodies, below
+// their common ancestor: sign +1 on the child side, −1 on the parent side. parent[i] < i, so the
+// larger index is never an ancestor of the smaller one (ground is −1).
+template <class F>
+void for_path_bodies(const Model& model, const ModelJoint& lj, F f) {
+  for (int child = lj.child, parent = lj.parent; child != parent;) {
+    const bool child_side = child > parent;
+    int& body = child_side ? child : parent;
+    f(body, child_side ? 1.0 : -1.0);
+    body = model.parent[body];
+  }
+}
+
 // Row r of G for a loop-joint row, on the tree path between the joint's two bodies only. A column
 // of a common ancestor moves both frames rigidly: ω_c − ω_p = 0 and v_c − v_p = ω × d, so
 // b·(ω × d) + (b × d)·ω = 0 and both row kinds vanish there (the row is sparse in the tree).
@@ -128,19 +144,13 @@ void loop_row(const Model& model, const KinematicsData& kin, const ModelJoint& l
   const bool dot = row.kind == Kind::dot;
   const Vec3 b = p.R * row.u;
   const Vec3 n = dot ? Vec3((c.R * row.w).cross(b)) : b;
-  // Walk both sides up to the common ancestor: parent[i] < i, so the larger index is never an
-  // ancestor of the smaller one (ground is −1).
-  for (int child = lj.child, parent = lj.parent; child != parent;) {
-    const bool child_side = child > parent;
-    int& body = child_side ? child : parent;
-    const double sign = child_side ? 1.0 : -1.0;
+  for_path_bodies(model, lj, [&](int body, double sign) {
     for (int k = 0, col = model.v_index[body], out = first_column(body); k < model.nv_joint[body]; ++k) {
       const Vec6 s = kin.X_world[body].act_motion(kin.S.col(col + k));
       const Vec3 w = s.head<3>();
       G(r, out + k) = sign * n.dot(dot ? w : Vec3(s.tail<3>() + w.cross(c.x)));
     }
-    body = model.parent[body];
-  }
+  });
 }
 
 // Row r of G for `row`, columns placed by first_column (see loop_row); G's row must be zero.
@@ -184,13 +194,265 @@ void update_loop_motion(const Model& model, const KinematicsData& kin, Constrain
   frame_motion(kin, d.a0, model.loop_joints[k].child, d.fc[k]);
 }
 
-// Random configuration for the redundancy check: angles and offsets in [-π, π], unit quaternions.
+// Random configuration: angles and offsets in [-π, π], unit quaternions (starts for closing the
+// loops, and the samples of the redundancy check when the loops cannot be closed).
 VecX random_configuration(const Model& model, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> dist(-M_PI, M_PI);
   VecX q(model.nq);
   for (int k = 0; k < model.nq; ++k) q(k) = dist(rng);
   model.normalize(q);
   return q;
+}
+
+// Speeds row acts on, ascending: those of the bodies on a loop joint's tree path (loop_row), or of
+// a coupling's terms.
+std::vector<int> row_speeds(const Model& model, const ConstraintRow& row) {
+  std::vector<int> speeds;
+  if (row.kind == Kind::coupling) {
+    for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) speeds.push_back(t.v_index);
+  } else {
+    for_path_bodies(model, model.loop_joints[row.loop], [&](int body, double) {
+      for (int k = 0; k < model.nv_joint[body]; ++k) speeds.push_back(model.v_index[body] + k);
+    });
+  }
+  std::sort(speeds.begin(), speeds.end());
+  speeds.erase(std::unique(speeds.begin(), speeds.end()), speeds.end());
+  return speeds;
+}
+
+using SparseMat = Eigen::SparseMatrix<double>;
+
+// Largest n · m · min(n, m) (n active speeds, m rows) for which the kept rows are chosen by a
+// dense column-pivoted QR of Gᵀ, about that many flops: a few hundred speeds.
+constexpr double kDenseBudget = 1e8;
+
+// Φ and G of a set of rows, and a sparse QR of Gᵀ that decides the rank of G and a set of
+// independent rows, solves Newton steps and projects onto the null space of G (the structural
+// redundancy check, Constraints::Constraints). Gᵀ has the active speeds as rows (those some row
+// acts on: every other speed is a null direction of G) and one column per constraint row, with an
+// entry for every speed the row acts on, zero or not, so that its pattern, and the fill-reducing
+// column ordering computed from it, are those of every configuration.
+//
+// The QR (Eigen::SparseQR, COLAMD ordering) is left-looking: it takes the columns of Gᵀ (rows of
+// G) one by one in that order and keeps a column when its part outside the span of the columns
+// kept before it has norm at least the pivot threshold, 1e-10 · max(1, max|G|) (absolute near
+// G ≡ 0, as in dependent_speeds of assembly.cpp); the others are dependent on the kept ones. So
+// the kept rows K are independent, every other row lies in their span to that threshold, and with
+// Gᵀ P = Q R, G_K = R₁₁ᵀ Q₁ᵀ (Q₁: the first |K| columns of Q): the minimum-norm solution of
+// G_K du = b is du = Q₁ R₁₁⁻ᵀ b, and I − Q₁ Q₁ᵀ projects onto the null space of G.
+class RowRank {
+ public:
+  // `self`: the Constraints being built, for ConstraintData's constructor (which reads nothing from
+  // it); `rows` must outlive this object.
+  RowRank(const Model& model, const Constraints& self, const std::vector<ConstraintRow>& rows)
+      : model_(model), rows_(rows), kin_(model), data_(model, self), scratch_(MatX::Zero(1, model.nv)) {
+    std::vector<int> active_of(model.nv, -1);
+    for (const ConstraintRow& row : rows) {
+      support_.push_back(row_speeds(model, row));
+      for (int speed : support_.back()) active_of[speed] = 0;
+    }
+    for (int k = 0; k < model.nv; ++k)
+      if (active_of[k] == 0) {
+        active_of[k] = static_cast<int>(active_.size());
+        active_.push_back(k);
+      }
+    std::vector<Eigen::Triplet<double>> entries;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      for (int speed : support_[r]) entries.emplace_back(active_of[speed], static_cast<int>(r), 1.0);
+    Gt_.resize(static_cast<Eigen::Index>(active_.size()), static_cast<Eigen::Index>(rows.size()));
+    Gt_.setFromTriplets(entries.begin(), entries.end());  // compressed, ascending rows per column
+    if (!active_.empty()) qr_.analyzePattern(Gt_);
+    const double n = static_cast<double>(active_.size()), m = static_cast<double>(rows.size());
+    dense_ = n * m * std::min(n, m) <= kDenseBudget;
+  }
+
+  // Φ of every row at q; returns the tolerance of "closed" there, 1e-12 (the default assembly
+  // tolerance) times max(1, largest coordinate of a loop frame's origin), the scale of the
+  // round-off in the `along` rows.
+  double position(const VecX& q, VecX& phi) {
+    update_positions(model_, kin_, q);
+    update_frames(model_, kin_, data_);
+    for (std::size_t r = 0; r < rows_.size(); ++r) phi(r) = position_row(model_, rows_[r], q, data_);
+    double length = 1.0;
+    for (std::size_t k = 0; k < data_.fp.size(); ++k)
+      length = std::max({length, inf_norm(data_.fp[k].x), inf_norm(data_.fc[k].x)});
+    return 1e-12 * length;
+  }
+
+  // Factors Gᵀ at q.
+  void factor(const VecX& q) {
+    rank_ = 0;
+    if (active_.empty()) return;  // no row acts on any speed: G ≡ 0
+    update_positions(model_, kin_, q);
+    update_frames(model_, kin_, data_);
+    const auto global = [&](int body) { return model_.v_index[body]; };
+    double* value = Gt_.valuePtr();  // column r holds support_[r] in order
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      jacobian_row(model_, rows_[r], kin_, data_, scratch_, 0, global);
+      for (int speed : support_[r]) {
+        *value++ = scratch_(0, speed);
+        scratch_(0, speed) = 0.0;
+      }
+    }
+    threshold_ = 1e-10 * std::max(1.0, Gt_.coeffs().cwiseAbs().maxCoeff());
+    qr_.setPivotThreshold(threshold_);
+    qr_.factorize(Gt_);
+    rank_ = static_cast<int>(qr_.rank());
+  }
+
+  int rank() const { return rank_; }
+
+  // Smallest |R₁₁(j, j)|, the distance of a kept row from the span of those kept before it.
+  double smallest_pivot() const {
+    double smallest = std::numeric_limits<double>::infinity();
+    for (int j = 0; j < rank_; ++j)
+      for (SparseMat::InnerIterator it(qr_.matrixR(), j); it; ++it)
+        if (it.row() == j) smallest = std::min(smallest, std::abs(it.value()));
+    return smallest;
+  }
+
+  // Independent rows of G at the last factorized configuration, as many as its rank, ascending.
+  // When a dense factorization of Gᵀ is affordable (kDenseBudget), they are chosen by
+  // column-pivoted QR, the row of largest norm outside the span of those chosen first, with the
+  // same pivot threshold (its rank then counts, when it differs); else the sparse QR's kept rows.
+  std::vector<int> independent_rows() const {
+    if (!dense_ || active_.empty()) {
+      const int* p = qr_.colsPermutation().indices().data();
+      std::vector<int> kept(p, p + rank_);
+      std::sort(kept.begin(), kept.end());
+      return kept;
+    }
+    const Eigen::ColPivHouseholderQR<MatX> qr{MatX(Gt_)};
+    int rank = 0;
+    while (rank < std::min(qr.rows(), qr.cols()) && std::abs(qr.matrixQR()(rank, rank)) >= threshold_) ++rank;
+    const int* p = qr.colsPermutation().indices().data();
+    std::vector<int> kept(p, p + rank);
+    std::sort(kept.begin(), kept.end());
+    return kept;
+  }
+
+  // (nv) du of least norm with G_K du = −Φ_K: R₁₁ᵀ z = −Φ_K by forward substitution over the
+  // columns of R₁₁ (whose entries SparseQR stores unordered), du = Q₁ z.
+  VecX newton_step(const VecX& phi) const {
+    VecX du = VecX::Zero(model_.nv);
+    if (rank_ == 0) return du;
+    const auto& kept = qr_.colsPermutation().indices();
+    VecX z = VecX::Zero(static_cast<Eigen::Index>(active_.size()));
+    for (int j = 0; j < rank_; ++j) {
+      double sum = -phi(kept(j)), diagonal = 0.0;
+      for (SparseMat::InnerIterator it(qr_.matrixR(), j); it; ++it) {
+        if (it.row() < j) sum -= it.value() * z(it.row());
+        else if (it.row() == j) diagonal = it.value();
+      }
+      z(j) = sum / diagonal;
+    }
+    return on_active(qr_.matrixQ() * z);
+  }
+
+  // (nv) A random direction in the null space of the last factorized G, zero on the speeds no
+  // row acts on: z uniform in [−1, 1] on the active speeds, (I − Q₁ Q₁ᵀ) z.
+  VecX null_space_direction(std::mt19937_64& rng) const {
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    VecX z(static_cast<Eigen::Index>(active_.size()));
+    for (Eigen::Index k = 0; k < z.size(); ++k) z(k) = dist(rng);
+    if (active_.empty()) return VecX::Zero(model_.nv);
+    VecX y = qr_.matrixQ().transpose() * z;
+    y.head(rank_).setZero();
+    return on_active(qr_.matrixQ() * y);
+  }
+
+  // Newton from q onto Φ = 0 (every row), du from newton_step; true when ‖Φ‖∞ is within the
+  // tolerance of position(). A factorization is reused at later iterates while its full step at
+  // least halves ‖Φ‖₂ (chord steps: most iterations then cost one Φ); at a fresh one the step is
+  // halved until ‖Φ‖₂ decreases, and none that does ends the search (false).
+  bool close(VecX& q) {
+    VecX phi(static_cast<Eigen::Index>(rows_.size())), next(phi.size());
+    double tolerance = position(q, phi);
+    bool factored = false, fresh = false;  // a factorization exists; it is the one at q
+    for (int iteration = 0; iteration < 100; ++iteration) {
+      if (inf_norm(phi) <= tolerance) return true;
+      if (!factored) {
+        factor(q);
+        factored = fresh = true;
+      }
+      const VecX du = newton_step(phi);
+      const double target = (fresh ? 1.0 : 0.5) * phi.norm();
+      bool accepted = false;
+      for (double alpha = 1.0; alpha > 1e-9 && !accepted; alpha *= 0.5) {
+        VecX trial = q;
+        integrate_q(model_, trial, alpha * du);
+        const double trial_tolerance = position(trial, next);
+        if (next.norm() < target) {
+          q = trial;
+          phi.swap(next);
+          tolerance = trial_tolerance;
+          accepted = true;
+        }
+        if (!fresh) break;  // chord step: full step only
+      }
+      if (!accepted && fresh) return false;
+      if (!accepted) factored = false;  // factor again at q
+      fresh = false;
+    }
+    return inf_norm(phi) <= tolerance;
+  }
+
+ private:
+  VecX on_active(const VecX& compact) const {
+    VecX out = VecX::Zero(model_.nv);
+    for (std::size_t k = 0; k < active_.size(); ++k) out(active_[k]) = compact(static_cast<Eigen::Index>(k));
+    return out;
+  }
+
+  const Model& model_;
+  const std::vector<ConstraintRow>& rows_;
+  KinematicsData kin_;
+  ConstraintData data_;
+  MatX scratch_;                           // (1 x nv) one row of G, zero between rows
+  std::vector<std::vector<int>> support_;  // speeds of each row (row_speeds)
+  std::vector<int> active_;                // speeds some row acts on, ascending
+  SparseMat Gt_;                           // Gᵀ on the active speeds
+  Eigen::SparseQR<SparseMat, Eigen::COLAMDOrdering<int>> qr_;
+  int rank_ = 0;
+  double threshold_ = 0.0;  // pivot threshold of the last factorization
+  bool dense_ = false;      // independent_rows by a dense column-pivoted QR
+};
+
+// Configurations at which Constraints decides the ranks (see there): a closed one, the model's
+// initial configuration closed by RowRank::close (else a random one closed), then up to
+// `extra` others reached from it by a step of 0.5 (∞-norm of the speed increment; 0.125,
+// 0.03 if that one cannot be closed) along a random direction of the null space of G and
+// closed again. When no start closes, `extra` + 1 random configurations.
+std::vector<VecX> rank_samples(const Model& model, RowRank& probe, std::mt19937_64& rng, int extra) {
+  std::vector<VecX> samples;
+  VecX q = model.q0;
+  model.normalize(q);
+  bool closed = probe.close(q);
+  for (int start = 0; start < 3 && !closed; ++start) {
+    q = random_configuration(model, rng);
+    closed = probe.close(q);
+  }
+  if (!closed) {
+    for (int s = 0; s <= extra; ++s) samples.push_back(random_configuration(model, rng));
+    return samples;
+  }
+  samples.push_back(q);
+  probe.factor(q);
+  std::vector<VecX> directions;
+  for (int s = 0; s < extra; ++s) directions.push_back(probe.null_space_direction(rng));
+  for (const VecX& direction : directions) {
+    const double size = inf_norm(direction);
+    if (size <= 1e-8) break;  // no speed moves with the loops closed (a structure)
+    for (double step = 0.5; step > 0.01; step *= 0.25) {
+      VecX moved = q;
+      integrate_q(model, moved, (step / size) * direction);
+      if (probe.close(moved)) {
+        samples.push_back(moved);
+        break;
+      }
+    }
+  }
+  return samples;
 }
 
 }  // namespace
@@ -209,33 +471,43 @@ Constraints Constraints::unreduced(const Model& model) {
   return c;
 }
 
-// Structural redundancy: rank and independent rows of G at three random configurations (not
-// assembled: rows that are dependent there are dependent everywhere generically). The sample of
-// highest rank picks the kept rows by column-pivoted QR of Gᵀ.
+// Structural redundancy (constraints.hpp): the rank of G, by RowRank's sparse QR, at a few closed
+// configurations (rank_samples); at the sample of highest rank (of largest smallest pivot among
+// equal ranks) RowRank::independent_rows picks the kept rows, as many as that rank.
+//
+// Why closed configurations: a dependency among the rows may hold only where the loops are closed,
+// because it comes from the geometry the closure imposes (the spatial ladder's cells close only
+// with parallel axes, which makes one row per cell dependent on the manifold, not off it). At an
+// open configuration such rows look independent, so a check there keeps too many rows and, worse,
+// picks among them a set that loses rank on the manifold (the ladder from 5 cells on). Rows that
+// are independent at one closed configuration are independent near it on the manifold, so the
+// highest rank over a few closed samples is the generic rank there, and a singular start (the
+// collinear parallelogram four-bar) does not decide it alone: the samples reached along the null
+// space of G leave it. Loops that cannot be closed have no manifold: random open configurations
+// are all there is to sample then.
+//
+// Cost: G is sparse (a loop's rows act on its tree path only) and so is its QR for chains of loops
+// (each loop's rows are eliminated against those already kept on the speeds they share), so
+// building the constraints of the 1024-cell spatial ladder (4098 speeds, 5120 rows) takes a
+// fraction of a second, where one dense QR of G takes far longer.
 Constraints::Constraints(const Model& model) {
   const std::vector<ConstraintRow> all = all_rows(model);
   if (all.empty()) return;
-  ConstraintData d(model, *this);
-  KinematicsData kin(model);
-  MatX G(all.size(), model.nv);
+  RowRank probe(model, *this, all);
   std::mt19937_64 rng(20261123);
   int best_rank = -1;
-  std::vector<int> best;
-  for (int sample = 0; sample < 3; ++sample) {
-    update_positions(model, kin, random_configuration(model, rng));
-    update_frames(model, kin, d);
-    jacobian_rows(model, all, kin, d, G);
-    Eigen::ColPivHouseholderQR<MatX> qr(G.transpose());
-    // Pivots count when above 1e-10 · max(1, max |G|): absolute near G ≡ 0, where a threshold
-    // relative to the largest pivot would count round-off as rank.
-    const double scale = std::max(1.0, G.cwiseAbs().maxCoeff());
-    if (qr.maxPivot() > 0.0) qr.setThreshold(std::min(1.0, 1e-10 * scale / qr.maxPivot()));
-    if (qr.maxPivot() <= 1e-10 * scale) continue;
-    if (static_cast<int>(qr.rank()) <= best_rank) continue;
-    best_rank = static_cast<int>(qr.rank());
-    best.assign(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + best_rank);
+  double best_pivot = 0.0;
+  VecX best_q;
+  for (const VecX& q : rank_samples(model, probe, rng, 3)) {
+    probe.factor(q);
+    const double pivot = probe.rank() > 0 ? probe.smallest_pivot() : 0.0;
+    if (probe.rank() < best_rank || (probe.rank() == best_rank && pivot <= best_pivot)) continue;
+    best_rank = probe.rank();
+    best_pivot = pivot;
+    best_q = q;
   }
-  std::sort(best.begin(), best.end());
+  probe.factor(best_q);
+  const std::vector<int> best = probe.independent_rows();
   for (int r = 0, next = 0; r < static_cast<int>(all.size()); ++r) {
     const bool keep = next < static_cast<int>(best.size()) && best[next] == r;
     (keep ? rows_ : dropped_).push_back(all[r]);

@@ -6,6 +6,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/SVD>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "loopdyn/generators.hpp"
@@ -313,13 +314,11 @@ TEST(SpatialLadder, StateClosesEveryLoopWithTwoDof) {
     const RankInfo r = constraint_rank(m, all, s.q);
     EXPECT_EQ(r.rank, 4 * L);
     EXPECT_EQ(r.dof, 2);
-    // The structural check drops L − 1 rows (rank 4L + 1 off the manifold), one kept row stays
-    // dependent on it; for L ≤ 4 the kept rows keep rank 4L (see DISABLED_ test below for L ≥ 5).
+    // The structural check, decided at closed configurations, drops one row per cell and keeps
+    // 4L rows of rank 4L (more sizes in KeptRowsKeepTwoDofAtLargeL).
     const Constraints kept(m);
-    EXPECT_EQ(kept.rows(), 4 * L + 1);
-    if (L <= 4) {
-      EXPECT_EQ(constraint_rank(m, kept, s.q).dof, 2);
-    }
+    EXPECT_EQ(kept.rows(), 4 * L);
+    EXPECT_EQ(constraint_rank(m, kept, s.q).dof, 2);
   }
 }
 
@@ -368,39 +367,57 @@ TEST(SpatialLadder, AccelerationsAreThoseOfTheTwoDofPendulum) {
   }
 }
 
-// Known defect (generators.hpp, "Constraint rows"): from L = 5 on, the rows Constraints drops at
-// random configurations are needed on the manifold (kept rank 4L − 2 at L = 8), so the model sees
-// 4 DOF and every formulation misses the pendulum by ~13 rad/s². Enable once Constraints keeps them.
-TEST(SpatialLadder, DISABLED_KeptRowsKeepTwoDofAtLargeL) {
-  for (int L : {5, 8}) {
+// The dependency of one row per cell holds only on the closed manifold (generators.hpp,
+// "Constraint rows"): a redundancy check at open configurations kept 4L + 1 rows and, from L = 5
+// on, a set that lost rank on the manifold (DOF 4 at L = 8). Constraints decides at closed
+// configurations: 4L kept rows of rank 4L at every L, and the formulations see the pendulum.
+TEST(SpatialLadder, KeptRowsKeepTwoDofAtLargeL) {
+  for (int L : {1, 2, 3, 4, 5, 6, 7, 8, 16, 64}) {
     SCOPED_TRACE("L = " + std::to_string(L));
     const Model m = Model::build(spatial_ladder_mechanism(L));
     const SpatialLadderState s = spatial_ladder_state(m, L);
-    EXPECT_EQ(constraint_rank(m, Constraints(m), s.q).dof, 2);
+    const Constraints cons(m);
+    EXPECT_EQ(cons.rows(), 4 * L);
+    EXPECT_EQ(static_cast<int>(cons.dropped().size()), L);
+    EXPECT_EQ(constraint_rank(m, cons, s.q).dof, 2);
     VecX udot(m.nv);
     make_formulation("lagrange-dense", m)->accelerations(0.0, s.q, s.u, udot);
     EXPECT_TRUE(test::near(udot, pendulum_accelerations(m, L, s), 1e-12));
   }
 }
 
-TEST(SpatialLadder, AssemblyFromATiltLandsOnThePendulumFamily) {
-  // Off the manifold G has rank 4L + 1, so assembly keeps one coordinate of post0_top and moves
-  // the other: every post ends at the same (α, β), every rung at (−β, 0).
-  const int L = 3;
+// From about 500 speeds on, the kept rows are the sparse QR's choice instead of a dense pivoted
+// QR's (constraints.cpp, kDenseBudget): L = 128 (514 speeds, 640 rows) checks that path. Rank by
+// BDCSVD with constraint_rank's rule (its JacobiSVD takes seconds at this size).
+TEST(SpatialLadder, KeptRowsKeepTwoDofOnTheSparsePath) {
+  const int L = 128;
   const Model m = Model::build(spatial_ladder_mechanism(L));
-  VecX q0 = VecX::Zero(m.nq);
-  const int p0 = m.joint_index("post0_top");
-  q0.segment<2>(m.q_index[p0]) << 0.4, -0.25;
-  AssemblySettings settings;
-  settings.fixed_speeds.assign(m.nv, false);
-  settings.fixed_speeds[m.v_index[p0]] = settings.fixed_speeds[m.v_index[p0] + 1] = true;
-  const AssemblyResult a = assemble(m, Constraints(m), q0, VecX::Zero(m.nv), settings);
-  EXPECT_EQ(a.independent_speeds.size(), 1u);
-  const Eigen::Vector2d post = a.q.segment<2>(m.q_index[p0]);
-  for (int k = 1; k <= L; ++k) {
-    EXPECT_LE((a.q.segment<2>(m.q_index[m.joint_index("post" + std::to_string(k) + "_top")]) - post).cwiseAbs().maxCoeff(), 1e-10);
-    EXPECT_LE((a.q.segment<2>(m.q_index[m.joint_index("rung" + std::to_string(k) + "_left")]) -
-               Eigen::Vector2d(-post(1), 0.0)).cwiseAbs().maxCoeff(), 1e-10);
+  const SpatialLadderState s = spatial_ladder_state(m, L);
+  const auto [phi, G, gamma] = test::constraint_values(m, s.q, s.u);
+  ASSERT_EQ(G.rows(), 4 * L);
+  EXPECT_LE(phi.cwiseAbs().maxCoeff(), 1e-12);
+  const VecX sigma = Eigen::BDCSVD<MatX>(G).singularValues();
+  const double tolerance =
+      static_cast<double>(std::max(G.rows(), G.cols())) * std::numeric_limits<double>::epsilon() * sigma(0);
+  EXPECT_EQ((sigma.array() > tolerance).count(), 4 * L);
+}
+
+TEST(SpatialLadder, AssemblyFromATiltLandsOnThePendulumFamily) {
+  // The kept rows have rank 4L at the tilt too (2 DOF), so assembly keeps both coordinates of
+  // post0_top and closes the loops with the others: every post ends at the same (α, β) = (0.4,
+  // −0.25), every rung at (−β, 0), which is spatial_ladder_state.
+  for (int L : {3, 8}) {
+    SCOPED_TRACE("L = " + std::to_string(L));
+    const Model m = Model::build(spatial_ladder_mechanism(L));
+    VecX q0 = VecX::Zero(m.nq);
+    const int p0 = m.joint_index("post0_top");
+    q0.segment<2>(m.q_index[p0]) << 0.4, -0.25;
+    AssemblySettings settings;
+    settings.fixed_speeds.assign(m.nv, false);
+    settings.fixed_speeds[m.v_index[p0]] = settings.fixed_speeds[m.v_index[p0] + 1] = true;
+    const AssemblyResult a = assemble(m, Constraints(m), q0, VecX::Zero(m.nv), settings);
+    EXPECT_EQ(a.independent_speeds, (std::vector<int>{m.v_index[p0], m.v_index[p0] + 1}));
+    EXPECT_LE((a.q - spatial_ladder_state(m, L).q).cwiseAbs().maxCoeff(), 1e-10);
   }
 }
 

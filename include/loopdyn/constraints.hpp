@@ -16,9 +16,18 @@
 //   coupling Φ = Σ c_k q_k − value, G = the constant c_k, γ = 0.
 // Accelerations: G u̇ = γ, γ = −(Ġ u) (paper 001 eq 4-5 with u for q̇).
 //
-// Structurally redundant rows (dependent at every configuration, e.g. the out-of-plane rows of a
-// planar loop with parallel axes) are found when the constraint set is built, from the rank of G
-// at random configurations, and dropped; the formulations see only the kept rows.
+// Structurally redundant rows (dependent at every closed configuration, e.g. the out-of-plane rows
+// of a planar loop with parallel axes, or one row per cell of the spatial ladder, whose cells close
+// only with parallel axes) are found when the constraint set is built and dropped; the
+// formulations see only the kept rows. The rank of G is decided where the loops are closed,
+// because a dependency may come from the closed geometry alone: at the model's initial
+// configuration, closed first by Newton steps of least norm on every row when it is not, and at a
+// few closed configurations reached from it along the null space of G (so that a singular initial
+// configuration does not decide alone). At the sample of highest rank, as many rows as that rank
+// are kept, independent there: chosen by column-pivoted QR of Gᵀ when G is small enough for a
+// dense factorization (a few hundred speeds), else in the order of a sparse QR of Gᵀ. The kept rows
+// then have the rank of all rows at generic closed configurations. When no closed configuration
+// is found (loops that cannot close), random configurations are sampled instead.
 #pragma once
 
 #include <string>

@@ -125,18 +125,11 @@ LadderState ladder_state(const Model& model, int cells);
 /// Constraint rows. Each revolute closure has 5 rows (5L), but a cell closes only because its
 /// axes are parallel (revolute axis parallel to both posts' y axes, equal α), so at closed
 /// configurations one row per cell is dependent: the 5L rows have rank 4L (DOF 2). The dependency
-/// comes from the closed geometry, not from the tree: at the random, not closed, configurations
-/// where Constraints (constraints.hpp) looks for structurally redundant rows the rank is 4L + 1, so
-/// it drops L − 1 rows and keeps 4L + 1, one of which stays dependent on the constraint manifold.
-/// Which rows it drops is decided there, not on the manifold: for L ≤ 4 the kept rows still have
-/// rank 4L at closed configurations (constraint_rank(model, Constraints(model), q).dof = 2), for
-/// L ≥ 5 they do not (kept rank 4L − 1 at L = 5..7, 4L − 2 at L = 8, ...: a row needed on the
-/// manifold was dropped), so Constraints(model) and every formulation built on it see more than
-/// 2 DOF there; Constraints::unreduced(model) has rank 4L at every L. Of all 108 choices of
-/// coordinate axes for the two universal joints and the revolute, none with a true Hooke joint at
-/// the post tops (both axes ⟂ the post) keeps exactly 4L rows with DOF 2 for L = 1, 2, 3; the ones
-/// that do let the post turn about its own length (a spin, not a swing), and the two other
-/// swinging arrangements (rung axes x, y or z, y) drop needed rows too.
+/// comes from the closed geometry, not from the tree (at open configurations the rank is 4L + 1),
+/// which is why Constraints (constraints.hpp) decides redundancy at closed configurations: it
+/// drops one row per cell (rung{k}_right.dot.b2) and keeps 4L rows of rank 4L at every L, so
+/// Constraints(model) and every formulation built on it see the 2 DOF; Constraints::unreduced(model)
+/// has the 5L rows, of rank 4L.
 ///
 /// Masses (000 Fig. 10: "through appropriate selection of inertia properties, all ladder systems
 /// ... can be made to exhibit the same independent coordinate trajectories"):
@@ -159,9 +152,8 @@ struct SpatialLadderState {
 /// (either LadderMasses: the masses do not enter):
 /// the closed configuration of the 2-dof pendulum above at α = 0.4, β = −0.25 rad, rates
 /// α̇ = 0.6, β̇ = 0.35 rad/s. Every "post{k}_top" gets q = (α, β), u = (α̇, β̇); every
-/// "rung{k}_left" q = (−β, 0), u = (−β̇, 0). Closed exactly, in closed form: assemble() cannot
-/// hold both coordinates of post0_top from a tilt that is not closed (G has rank 4L + 1 there, so
-/// only one speed stays independent; it keeps α and moves β along the same family).
+/// "rung{k}_left" q = (−β, 0), u = (−β̇, 0). Closed exactly, in closed form; assemble() holding
+/// both coordinates of post0_top from a tilt that is not closed lands on it too.
 SpatialLadderState spatial_ladder_state(const Model& model, int cells);
 
 /// The 2-dof spatial pendulum the ladder moves as (000 §4.3, Fig. 10), in closed form. Posts of
