@@ -28,7 +28,7 @@ import os, sys
 root = sys.argv[1]
 sys.path.insert(0, os.path.join(root, "bench"))
 from bench_report import (build_and_run, close, cv_text, exit_on_errors, exponent_rows, load, loglog_svg,
-                          machine_line, markdown_table, time_in)
+                          machine_line, markdown_table, slope, time_in)
 
 REPETITIONS, MIN_TIME = 10, 0.05
 FIT_FROM = 8        # smallest L in the log-log fit
@@ -83,6 +83,22 @@ if ratio_rows:
     print("\n".join(markdown_table([("L", True)] + [(f"`{a}` / `{b}`", True) for a, b in RATIOS], ratio_rows)))
 else:
     print("No ratio table: no `rcr` benchmark ran (make_formulation does not know `rcr` yet).")
+
+# Issue 6's targets, from the tables above.
+LAGRANGE = ["lagrange-on", "lagrange-dense", "nullspace"]
+if "rcr" in series:
+    fit = [(x, y) for x, y in series["rcr"] if x >= FIT_FROM]
+    target_rows = [["`rcr` exponent close to 1", f"{slope(fit):.2f} (L = {fit[0][0]}..{fit[-1][0]})"]]
+    slowest = min(((times[(m, L)] / times[("rcr", L)], m, L) for m in LAGRANGE for (mm, L) in times
+                   if mm == m and L >= 2 and ("rcr", L) in times), default=None)
+    if slowest:
+        target_rows.append(["`rcr` faster than every Lagrange formulation from L = 2 on",
+                            f"smallest ratio {slowest[0]:.2f} (`{slowest[1]}`, L = {slowest[2]})"])
+    if ("lagrange-dense", 64) in times and ("rcr", 64) in times:
+        target_rows.append(["`rcr` ≥ 10x faster than `lagrange-dense` at L = 64",
+                            f"{times[('lagrange-dense', 64)] / times[('rcr', 64)]:.1f}x"])
+    print()
+    print("\n".join(markdown_table([("target (issue 6)", False), ("measured", False)], target_rows)))
 
 loglog_svg(series, os.path.join(root, "docs", "spatial-ladder-scaling.svg"),
            "Spatial ladder: CPU time per call (bench/run_spatial_ladder.sh)", "cells L", "µs per call")
