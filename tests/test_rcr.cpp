@@ -191,6 +191,19 @@ TEST(Rcr, IndependentSpeedsFollowThePapersOrderOrTheUsersMarks) {
   }
 }
 
+TEST(Rcr, NonFiniteStateIsReportedAsSuch) {
+  const test::LoopState c = test::assembled_state("fourbar_anderson", 1);
+  Rcr rcr(c.model, {});
+  VecX q = c.q, udot(c.model.nv);
+  q(0) = std::nan("");
+  try {
+    rcr.accelerations(0.5, q, c.u, udot);
+    FAIL() << "a NaN coordinate must be reported";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("non-finite coordinates or speeds at t = 0.5"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Rcr, CoupledLoopsWithoutACommonBaseGetAnErrorNamingThem) {
   for (LadderLayout layout : {LadderLayout::serial, LadderLayout::comb}) {
     const Model m = Model::build(ladder_mechanism(3, layout));

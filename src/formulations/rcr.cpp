@@ -374,6 +374,11 @@ void Rcr::check_conditioning(double t) {
 }
 
 void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u) {
+  if (!q.allFinite() || !u.allFinite()) {  // else a NaN would read as a singular configuration
+    std::ostringstream s;
+    s << "rcr: non-finite coordinates or speeds at t = " << t;
+    throw std::runtime_error(s.str());
+  }
   update_positions(model_, aba_.kin, q);
   for (Node& node : nodes_) {
     if (chosen_) reduce(node);
