@@ -19,22 +19,18 @@ const std::vector<std::string_view>& formulation_names() {
   return names;
 }
 
-namespace {
-
-// Whether rcr takes the model at configuration q: its scope check, then its choice of independent
-// speeds, which fails when loops have to be solved together.
-bool rcr_covers(const Model& model, const VecX& q) {
+// rcr's scope check, then its choice of independent speeds, which fails when loops have to be
+// solved together.
+std::string rcr_out_of_scope(const Model& model, const VecX& q) {
   try {
     Rcr rcr(model, {});
     VecX qq = q, u = VecX::Zero(model.nv);
     rcr.complete_state(0.0, qq, u);
-    return true;
-  } catch (const std::exception&) {
-    return false;
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
   }
 }
-
-}  // namespace
 
 MethodChoice default_method(const Model& model) { return default_method(model, model.q0); }
 
@@ -47,7 +43,7 @@ MethodChoice default_method(const Model& model, const VecX& q) {
     return {"embedding", size + " (<= " + std::to_string(kSmallAggregatedBody) +
                              "): constraint embedding, linear in the number of aggregated bodies"};
   size.append(" (> ").append(std::to_string(kSmallAggregatedBody)).append(")");
-  if (rcr_covers(model, q))
+  if (rcr_out_of_scope(model, q).empty())
     return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
                           "reduction stays linear in its size"};
   return {"lagrange-dense", size + ": embedding's local solves would cost as much as the dense one"};

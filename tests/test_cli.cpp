@@ -291,6 +291,19 @@ TEST(Cli, GenerateSpatialLadderWritesItsState) {
   expect_one_line_error(run("generate spatial-ladder --cells 2 --masses heavy"), "unknown --masses 'heavy'");
 }
 
+// `info` says whether rcr covers a mechanism with loops, and why not.
+TEST(Cli, InfoSaysWhetherRcrCoversTheLoops) {
+  const std::string dir = std::string(LOOPDYN_SOURCE_DIR) + "/models/";
+  const CliResult fourbar = run("info " + dir + "fourbar_anderson.yaml");
+  EXPECT_NE(fourbar.output.find("rcr (recursive coordinate reduction): covers this mechanism"), std::string::npos)
+      << fourbar.output;
+  const CliResult wishbone = run("info --json " + dir + "double_wishbone.yaml");
+  ASSERT_EQ(wishbone.status, 0) << wishbone.output;
+  const auto j = nlohmann::json::parse(wishbone.output);
+  EXPECT_FALSE(j["rcr"]["covers"].get<bool>());
+  EXPECT_NE(j["rcr"]["reason"].get<std::string>().find("solved simultaneously"), std::string::npos);
+}
+
 // rcr near a singular configuration of its choice of independent speeds: the five-bar's first
 // choice (joint2, joint4 dependent) passes an indicator of 20 at t ≈ 0.93 s from the file's state.
 // One error line naming the loop by default; with --on-singular switch the run goes on and the

@@ -173,6 +173,7 @@ nlohmann::json describe(const Model& model) {
                           {"independent_speeds", independent[n]}});
   }
   const MethodChoice choice = default_method(model);
+  const std::string rcr_scope = model.has_loops() ? rcr_out_of_scope(model, model.q0) : std::string();
   return {{"name", model.name},
           {"bodies", bodies},
           {"tree_joints", joints},
@@ -187,6 +188,7 @@ nlohmann::json describe(const Model& model) {
           {"dof_rank", rank.dof},
           {"aggregated_bodies", aggregated},
           {"default_method", {{"method", choice.method}, {"reason", choice.reason}}},
+          {"rcr", {{"covers", rcr_scope.empty()}, {"reason", rcr_scope}}},
           {"markers", model.markers.size()},
           {"force_elements", model.forces.size()}};
 }
@@ -220,6 +222,11 @@ int info(const std::string& path, bool as_json) {
               << "\n";
   std::cout << "  default method (--method auto): " << d["default_method"]["method"].get<std::string>() << "; "
             << d["default_method"]["reason"].get<std::string>() << "\n";
+  if (!d["loop_joints"].empty() || d["constraints"] != 0)
+    std::cout << "  rcr (recursive coordinate reduction): "
+              << (d["rcr"]["covers"].get<bool>() ? std::string("covers this mechanism")
+                                                 : "does not cover it: " + d["rcr"]["reason"].get<std::string>())
+              << "\n";
   return 0;
 }
 

@@ -93,6 +93,8 @@ struct MethodChoice {
 };
 inline constexpr int kSmallAggregatedBody = 12;
 MethodChoice default_method(const Model& model, const VecX& q);
+/// Why `rcr` cannot take the model at configuration q (its scope error), or empty when it can.
+std::string rcr_out_of_scope(const Model& model, const VecX& q);
 /// default_method at the model's initial configuration.
 MethodChoice default_method(const Model& model);
 
