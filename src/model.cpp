@@ -169,6 +169,13 @@ void Model::normalize(Eigen::Ref<VecX> q) const {
   for (int i = 0; i < nbodies; ++i) std::visit([&](const auto& k) { k.normalize(q.data() + q_index[i]); }, joints[i].joint);
 }
 
+std::string Model::speed_names(const std::vector<int>& speeds) const {
+  const std::vector<std::string> names = coordinate_names();
+  std::string out;
+  for (int k : speeds) out.append(out.empty() ? "" : ", ").append(names[nq + k]);
+  return out;
+}
+
 std::vector<std::string> Model::coordinate_names() const {
   std::vector<std::string> names;
   for (const char* prefix : {"q.", "u."}) {

@@ -107,6 +107,8 @@ struct Model {
   void normalize(Eigen::Ref<VecX> q) const;
   /// Column names of q and u in CSV order: q.<joint>[.<i>] ... then u.<joint>[.<i>].
   std::vector<std::string> coordinate_names() const;
+  /// The CSV names of the given speeds (u.<joint>[.<i>]), comma-separated, for messages.
+  std::string speed_names(const std::vector<int>& speeds) const;
 };
 
 }  // namespace loopdyn

@@ -196,10 +196,9 @@ void BlockPartition::multipliers(const VecX& b, VecX& lambda) {
 }
 
 std::string BlockPartition::speed_list(const std::vector<int>& columns) const {
-  const std::vector<std::string> names = model_.coordinate_names();
-  std::string out;
-  for (int k : columns) out.append(out.empty() ? "" : ", ").append(names[model_.nq + speeds_[k]]);
-  return out;
+  std::vector<int> speeds;
+  for (int k : columns) speeds.push_back(speeds_[k]);
+  return model_.speed_names(speeds);
 }
 
 std::string BlockPartition::loop_list() const {

@@ -246,10 +246,9 @@ void Rcr::check_closed(const Node& node, const Loop& loop) const {
 }
 
 std::string Rcr::speed_names(const Node& node, const std::vector<int>& theta_rows) const {
-  const std::vector<std::string> names = model_.coordinate_names();
-  std::string out;
-  for (int i : theta_rows) out.append(out.empty() ? "" : ", ").append(names[model_.nq + tree_.nodes[node.body].speeds[i]]);
-  return out;
+  std::vector<int> speeds;
+  for (int i : theta_rows) speeds.push_back(tree_.nodes[node.body].speeds[i]);
+  return model_.speed_names(speeds);
 }
 
 // Eqs 44-53 per loop: τ, Δ and t from the loop-closing joint inwards, then the rows of X from the
