@@ -14,6 +14,7 @@
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/generators.hpp"
+#include "loopdyn/iftomm.hpp"
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/constraints.hpp"
@@ -321,7 +322,7 @@ int assemble_model(const AssembleOptions& o) {
 
 struct GenerateOptions {
   std::string layout = "serial", masses = "uniform", out;
-  int cells = 0, bodies = 0;
+  int cells = 0, bodies = 0, fourbars = 0;
 };
 
 // Puts a state in model coordinates into the tree joints' q and u (by joint name), so that the
@@ -390,6 +391,12 @@ int generate_spatial_ladder(const GenerateOptions& o) {
 int generate_chain(const GenerateOptions& o) {
   require_positive(o.bodies, "--bodies");
   return generate_at_state(chain_mechanism(o.bodies), [&](const Model&) { return chain_state(o.bodies); }, o.out);
+}
+
+// `generate nfourbar`: IFToMM benchmark A02 (iftomm.hpp), at its initial state.
+int generate_nfourbar(const GenerateOptions& o) {
+  require_positive(o.fourbars, "--n");
+  return write_generated(nfourbar_mechanism(o.fourbars), o.out);
 }
 
 }  // namespace
@@ -473,6 +480,11 @@ int main(int argc, char** argv) {
   cmd_chain->add_option("--bodies", gen.bodies, "number of bodies N")->required();
   cmd_chain->add_option("--out", gen.out, "model file to write (default: print it)");
 
+  CLI::App* cmd_nfourbar = cmd_gen->add_subcommand(
+      "nfourbar", "IFToMM benchmark A02: N four-bars side by side (2N+1 rods), cranks vertical, B0 at 1 m/s");
+  cmd_nfourbar->add_option("--n", gen.fourbars, "number of four-bars N (the benchmark: 40)")->required();
+  cmd_nfourbar->add_option("--out", gen.out, "model file to write (default: print it)");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (cmd_sim->parsed()) return simulate(sim);
@@ -481,6 +493,7 @@ int main(int argc, char** argv) {
     if (cmd_ladder->parsed()) return generate_ladder(gen);
     if (cmd_spatial->parsed()) return generate_spatial_ladder(gen);
     if (cmd_chain->parsed()) return generate_chain(gen);
+    if (cmd_nfourbar->parsed()) return generate_nfourbar(gen);
   } catch (const std::exception& e) {
     std::cerr << "loopdyn: error: " << e.what() << '\n';
     return 1;

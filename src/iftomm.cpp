@@ -1,0 +1,86 @@
+// IFToMM benchmark mechanisms and their references (iftomm.hpp).
+#include "loopdyn/iftomm.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+namespace loopdyn {
+
+namespace {
+
+constexpr double kGravity = 9.81;
+constexpr double kRodAxialInertia = 1e-3;
+
+// Uniform rod of 1 m and 1 kg along x of its frame, frame at one end.
+void add_rod(Mechanism& m, const std::string& name) {
+  m.add_body(name, 1.0, Vec3(0.5, 0.0, 0.0), Vec3(kRodAxialInertia, 1.0 / 12.0, 1.0 / 12.0).asDiagonal());
+}
+
+JointSpec& add_pin(Mechanism& m, const std::string& name, const std::string& parent, const std::string& child,
+                   const Vec3& in_parent, const Vec3& in_child, double q, double u) {
+  JointSpec& j = m.add_joint(name, JointType::revolute, parent, child, Transform::translation(in_parent),
+                             Transform::translation(in_child));
+  j.q = {q};
+  j.u = {u};
+  return j;
+}
+
+// (I, K) of A02's pendulum I θ̈ + K cos θ = 0 (iftomm.hpp).
+std::pair<double, double> nfourbar_pendulum(int n) {
+  return {(n + 1) / 3.0 + n, kGravity * ((n + 1) / 2.0 + n)};
+}
+
+}  // namespace
+
+Mechanism nfourbar_mechanism(int n) {
+  if (n < 1) throw std::invalid_argument("nfourbar_mechanism: number of four-bars must be at least 1, got " +
+                                         std::to_string(n));
+  Mechanism m;
+  m.name = "nfourbar-" + std::to_string(n);
+  m.gravity = Vec3(0.0, -kGravity, 0.0);
+  const double up = std::numbers::pi / 2;
+  const Vec3 tip(1.0, 0.0, 0.0);
+  for (int k = 0; k <= n; ++k) {
+    const std::string crank = "crank" + std::to_string(k);
+    add_rod(m, crank);
+    add_pin(m, crank + "_pivot", std::string(ground_name), crank, Vec3(k, 0.0, 0.0), Vec3::Zero(), up, -1.0);
+    m.markers.push_back({"B" + std::to_string(k), crank, tip, ""});
+    if (k == 0) continue;
+    // Coupler k from crank k−1's tip, horizontal (absolute angle 0), translating with the tips.
+    const std::string coupler = "coupler" + std::to_string(k), left = "crank" + std::to_string(k - 1);
+    add_rod(m, coupler);
+    add_pin(m, coupler + "_left", left, coupler, tip, Vec3::Zero(), -up, 1.0);
+    add_pin(m, coupler + "_right", coupler, crank, tip, tip, 0.0, 0.0).cut = true;
+  }
+  return m;
+}
+
+std::vector<PendulumSample> nfourbar_exact(int n, const std::vector<double>& t_out, double h) {
+  if (n < 1) throw std::invalid_argument("nfourbar_exact: n must be at least 1");
+  if (!(h > 0.0)) throw std::invalid_argument("nfourbar_exact: step must be > 0");
+  const auto [inertia, k] = nfourbar_pendulum(n);
+  auto accel = [&](double theta) { return -k * std::cos(theta) / inertia; };
+  double t = 0.0, x = std::numbers::pi / 2, v = -1.0;
+  std::vector<PendulumSample> out;
+  out.reserve(t_out.size());
+  for (double target : t_out) {
+    if (target < t) throw std::invalid_argument("nfourbar_exact: output times must be sorted and >= 0");
+    while (t < target) {
+      const double dt = std::min(h, target - t);
+      // Classical RK4 on (θ, θ̇).
+      const double k1x = v, k1v = accel(x);
+      const double k2x = v + 0.5 * dt * k1v, k2v = accel(x + 0.5 * dt * k1x);
+      const double k3x = v + 0.5 * dt * k2v, k3v = accel(x + 0.5 * dt * k2x);
+      const double k4x = v + dt * k3v, k4v = accel(x + dt * k3x);
+      x += dt / 6 * (k1x + 2 * k2x + 2 * k3x + k4x);
+      v += dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
+      t = (target - t <= h) ? target : t + dt;
+    }
+    out.push_back({x, v});
+  }
+  return out;
+}
+
+}  // namespace loopdyn
