@@ -225,6 +225,8 @@ using SparseMat = Eigen::SparseMatrix<double>;
 // Largest n · m · min(n, m) (n active speeds, m rows) for which the kept rows are chosen by a
 // dense column-pivoted QR of Gᵀ, about that many flops: a few hundred speeds.
 constexpr double kDenseBudget = 1e8;
+// Largest m² · n · (samples) for which RowRank::robust_rows chooses the kept rows over all samples.
+constexpr double kRobustBudget = 5e7;
 
 // Φ and G of a set of rows, and a sparse QR of Gᵀ that decides the rank of G and a set of
 // independent rows, solves Newton steps and projects onto the null space of G (the structural
@@ -329,6 +331,71 @@ class RowRank {
     std::vector<int> kept(p, p + rank);
     std::sort(kept.begin(), kept.end());
     return kept;
+  }
+
+  // Rows that stay independent over the closed configurations `samples` (all of rank `count`),
+  // `count` of them, ascending, or empty when the dense choice is not affordable (kRobustBudget):
+  // greedily the row whose smallest distance, over the samples, from the span of the rows chosen
+  // before it (at the same sample, relative to max(1, max|G|) there) is largest. A choice made at
+  // one configuration can lose rank elsewhere on the manifold although all rows keep theirs:
+  // Bricard's loop (models/iftomm_a04_bricard.yaml) has 5 rows of rank 4 everywhere, and the 4
+  // rows a pivoted QR keeps at its initial configuration are singular at mid-swing, where another
+  // 4 are not.
+  std::vector<int> robust_rows(const std::vector<VecX>& samples, int count) {
+    const double m = static_cast<double>(rows_.size());
+    if (count == 0 || m * m * model_.nv * static_cast<double>(samples.size()) > kRobustBudget) return {};
+    std::vector<MatX> G(samples.size(), MatX(rows_.size(), model_.nv)), basis(samples.size());
+    std::vector<double> scale(samples.size());
+    for (std::size_t k = 0; k < samples.size(); ++k) {
+      update_positions(model_, kin_, samples[k]);
+      update_frames(model_, kin_, data_);
+      jacobian_rows(model_, rows_, kin_, data_, G[k]);
+      scale[k] = std::max(1.0, G[k].cwiseAbs().maxCoeff());
+      basis[k].resize(model_.nv, 0);
+    }
+    // Part of row r at sample k outside the span of the rows chosen so far there.
+    auto outside = [&](std::size_t k, int r) -> VecX {
+      VecX g = G[k].row(r).transpose();
+      if (basis[k].cols() > 0) g -= basis[k] * (basis[k].transpose() * g);
+      return g;
+    };
+    std::vector<char> taken(rows_.size(), 0);
+    std::vector<int> kept;
+    for (int pick = 0; pick < count; ++pick) {
+      int best = -1;
+      double best_score = -1.0;
+      for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+        if (taken[r]) continue;
+        double score = std::numeric_limits<double>::infinity();
+        for (std::size_t k = 0; k < samples.size(); ++k) score = std::min(score, outside(k, r).norm() / scale[k]);
+        if (score > best_score) {
+          best_score = score;
+          best = r;
+        }
+      }
+      taken[best] = 1;
+      kept.push_back(best);
+      for (std::size_t k = 0; k < samples.size(); ++k) {
+        const VecX g = outside(k, best);
+        const double size = g.norm();
+        if (size <= 1e-14 * scale[k]) continue;  // dependent here: a singular sample adds nothing
+        basis[k].conservativeResize(Eigen::NoChange, basis[k].cols() + 1);
+        basis[k].col(basis[k].cols() - 1) = g / size;
+      }
+    }
+    std::sort(kept.begin(), kept.end());
+    return kept;
+  }
+
+  // (nv) The part of z (nv) in the null space of the last factorized G: (I − Q₁ Q₁ᵀ) z on the
+  // active speeds, zero on the others.
+  VecX null_space_part(const VecX& z) const {
+    if (active_.empty()) return VecX::Zero(model_.nv);
+    VecX compact(static_cast<Eigen::Index>(active_.size()));
+    for (std::size_t k = 0; k < active_.size(); ++k) compact(static_cast<Eigen::Index>(k)) = z(active_[k]);
+    VecX y = qr_.matrixQ().transpose() * compact;
+    y.head(rank_).setZero();
+    return on_active(qr_.matrixQ() * y);
   }
 
   // (nv) du of least norm with G_K du = −Φ_K: R₁₁ᵀ z = −Φ_K by forward substitution over the
@@ -455,6 +522,24 @@ std::vector<VecX> rank_samples(const Model& model, RowRank& probe, std::mt19937_
   return samples;
 }
 
+// Closed configurations along the manifold from the closed q: up to `steps` steps of 0.4
+// (∞-norm of the speed increment) that follow `direction` (nv), projected at every step on the
+// null space of G there (a continuation of the motion), each closed again. A 1-dof loop is
+// followed over several radians of its motion, far beyond rank_samples' single steps.
+void walk_samples(const Model& model, RowRank& probe, VecX q, VecX direction, int steps, std::vector<VecX>& samples) {
+  for (int s = 0; s < steps; ++s) {
+    probe.factor(q);
+    direction = probe.null_space_part(direction);
+    const double size = inf_norm(direction);
+    if (size <= 1e-8) return;
+    VecX moved = q;
+    integrate_q(model, moved, (0.4 / size) * direction);
+    if (!probe.close(moved)) return;
+    samples.push_back(moved);
+    q = moved;
+  }
+}
+
 }  // namespace
 
 std::vector<ConstraintRow> Constraints::all_rows(const Model& model) {
@@ -498,7 +583,8 @@ Constraints::Constraints(const Model& model) {
   int best_rank = -1;
   double best_pivot = 0.0;
   VecX best_q;
-  for (const VecX& q : rank_samples(model, probe, rng, 3)) {
+  std::vector<VecX> samples = rank_samples(model, probe, rng, 3);
+  for (const VecX& q : samples) {
     probe.factor(q);
     const double pivot = probe.rank() > 0 ? probe.smallest_pivot() : 0.0;
     if (probe.rank() < best_rank || (probe.rank() == best_rank && pivot <= best_pivot)) continue;
@@ -506,8 +592,24 @@ Constraints::Constraints(const Model& model) {
     best_pivot = pivot;
     best_q = q;
   }
-  probe.factor(best_q);
-  const std::vector<int> best = probe.independent_rows();
+  // Walks both ways along the manifold from the first (closed) sample; the kept rows must be
+  // independent at every sample of the generic rank.
+  std::vector<VecX> generic;
+  VecX start = samples.front();
+  if (probe.close(start)) {
+    probe.factor(start);
+    const VecX direction = probe.null_space_direction(rng);
+    for (double sense : {1.0, -1.0}) walk_samples(model, probe, start, sense * direction, 16, samples);
+  }
+  for (const VecX& q : samples) {
+    probe.factor(q);
+    if (probe.rank() == best_rank) generic.push_back(q);
+  }
+  std::vector<int> best = probe.robust_rows(generic, best_rank);
+  if (best.empty()) {
+    probe.factor(best_q);
+    best = probe.independent_rows();
+  }
   for (int r = 0, next = 0; r < static_cast<int>(all.size()); ++r) {
     const bool keep = next < static_cast<int>(best.size()) && best[next] == r;
     (keep ? rows_ : dropped_).push_back(all[r]);
