@@ -89,7 +89,22 @@ TEST(LoopMethods, LagrangeSingularConfigurationIsReportedWithTheLoopAndTime) {
   const Model m = Model::build(test::parallelogram_four_bar(true, 0.0));
   const VecX u = (VecX(3) << 1.0, -1.0, 1.0).finished();  // parallelogram motion
   for (const char* method : {"lagrange-dense", "lagrange-on"}) {
-    auto f = make_formulation(method, m);
+    // By default the method stops there (FormulationSettings::on_singular), naming itself, the
+    // time, the loop and the rank, and what to use instead.
+    try {
+      VecX udot(m.nv);
+      make_formulation(method, m)->accelerations(1.25, m.q0, u, udot);
+      ADD_FAILURE() << method << " went on at a singular configuration";
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      for (const std::string& part : {std::string("t = 1.25"), std::string(method) + ": singular configuration", std::string("'C'"),
+                                        std::string("rank 1 of 2"), std::string("--method gcp")})
+        EXPECT_NE(what.find(part), std::string::npos) << part << " not in: " << what;
+    }
+    // on_singular = proceed: reported, minimum-norm multipliers.
+    FormulationSettings proceed;
+    proceed.on_singular = FormulationSettings::OnSingular::proceed;
+    auto f = make_formulation(method, m, proceed);
     std::vector<FormulationEvent> events;
     f->set_event_sink([&](const FormulationEvent& e) { events.push_back(e); });
     VecX udot(m.nv);

@@ -99,8 +99,9 @@ int simulate(const SimulateOptions& o) {
   const std::string initial = initial_state(model, o.no_assemble, q0, u0);
   const std::string method = o.method != "auto" ? o.method : default_method(model, q0).method;
   FormulationSettings fs = o.formulation;
-  fs.on_singular = o.on_singular == "switch" ? FormulationSettings::OnSingular::switch_coordinates
-                                             : FormulationSettings::OnSingular::stop;
+  fs.on_singular = o.on_singular == "switch"     ? FormulationSettings::OnSingular::switch_coordinates
+                   : o.on_singular == "continue" ? FormulationSettings::OnSingular::proceed
+                                                 : FormulationSettings::OnSingular::stop;
   auto formulation = make_formulation(method, model, fs);
   formulation->set_event_sink([](const FormulationEvent& e) {
     std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, e.message.c_str());
@@ -432,9 +433,11 @@ int main(int argc, char** argv) {
                       "projection tolerance on max|Phi| and on max|G u| / max(1, max|G| max|u|)")
       ->capture_default_str();
   cmd_sim->add_option("--on-singular", sim.on_singular,
-                      "rcr near a singular configuration of a loop (condition indicator above --singular-condition): "
-                      "stop with a diagnostic, or switch to other independent speeds and report it")
-      ->check(CLI::IsMember({"stop", "switch"}))
+                      "at a singular configuration of the loops (lagrange-dense, lagrange-on: the multiplier system "
+                      "loses rank; rcr: condition indicator above --singular-condition): stop with a diagnostic, "
+                      "switch (rcr: choose other independent speeds and report it) or continue (report and go on: "
+                      "Lagrange methods with minimum-norm multipliers, at your own risk)")
+      ->check(CLI::IsMember({"stop", "switch", "continue"}))
       ->capture_default_str();
   cmd_sim->add_option("--singular-condition", sim.formulation.singular_condition,
                       "rcr: largest condition indicator of a loop's dependent speeds before --on-singular applies")

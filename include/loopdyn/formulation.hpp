@@ -31,13 +31,23 @@ struct FormulationSettings {
   /// gcp and nullspace choose the dependent coordinates again (001 §2.2) when the condition
   /// number of the dependent block has grown by this factor since they were chosen.
   double partition_condition_growth = 100.0;
-  /// What `rcr` does when the condition indicator of a loop's dependent speeds (000 eq 45, see
-  /// formulations/rcr.hpp) exceeds singular_condition: stop with an error naming the time, the loop
-  /// and the indicator (the default), or choose the independent speeds again at the current
-  /// configuration and report it (`switch`, also done whenever the indicator has grown by
-  /// partition_condition_growth since the last choice, so that the switch happens before the
-  /// singular configuration is reached).
-  enum class OnSingular { stop, switch_coordinates };
+  /// What a method does at a singular configuration of the loops (a change point, where the
+  /// constraint rows lose rank and branches of the motion meet):
+  ///  * `stop` (the default): stop with an error naming the method, the time, the loops and the
+  ///    rank, and what to use instead. The Lagrange-multiplier methods (lagrange-dense,
+  ///    lagrange-on) stop when their multiplier system loses rank: integrating G u̇ = γ they hold
+  ///    no position information that tells the continuing branch from the others, and on the
+  ///    IFToMM N-four-bar they leave the motion at the second crossing without notice. `rcr` stops
+  ///    when the condition indicator of a loop's dependent speeds (000 eq 45, formulations/rcr.hpp)
+  ///    exceeds singular_condition.
+  ///  * `switch_coordinates`: rcr chooses the independent speeds again at the current configuration
+  ///    and reports it (also whenever the indicator has grown by partition_condition_growth since
+  ///    the last choice, so that the switch happens before the singular configuration is reached).
+  ///  * `proceed`: report and go on (the Lagrange methods with minimum-norm multipliers; rcr as
+  ///    with switch_coordinates), for studies of what happens there.
+  /// gcp, nullspace and embedding close the loops by position analysis and choose their partition
+  /// again on their own (formulations/coordinate_partition.hpp); they do not read it.
+  enum class OnSingular { stop, switch_coordinates, proceed };
   OnSingular on_singular = OnSingular::stop;
   double singular_condition = 1e6;
 };

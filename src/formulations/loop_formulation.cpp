@@ -1,6 +1,7 @@
 #include "loopdyn/formulations/loop_formulation.hpp"
 
 #include <sstream>
+#include <stdexcept>
 
 namespace loopdyn {
 
@@ -32,6 +33,16 @@ void LoopFormulation::solve_multipliers(double t, const MatX& A, const VecX& rhs
   if (!changed) return;
   singular_ = !singular_;
   std::ostringstream s;
+  if (singular_ && settings_.on_singular == FormulationSettings::OnSingular::stop) {
+    s << "t = " << t << ": " << name() << ": singular configuration (a change point of the loops "
+      << null_space_loops() << "): constraint rank " << solver_.rank() << " of " << cons_.rows()
+      << ", condition number " << solver_.condition()
+      << ". A Lagrange-multiplier method integrates G u' = gamma only and cannot tell which branch the motion "
+         "continues on; it would follow a wrong one without notice. Use --method gcp, nullspace or embedding "
+         "(position analysis), or rcr --on-singular switch; --on-singular continue goes on with minimum-norm "
+         "multipliers at your own risk";
+    throw std::runtime_error(s.str());
+  }
   if (singular_)
     s << "singular configuration: constraint rank " << solver_.rank() << " of " << cons_.rows() << " (loops "
       << null_space_loops() << "), condition number " << solver_.condition() << "; multipliers are minimum-norm";

@@ -341,7 +341,7 @@ void Rcr::recover_multipliers(Node& node) {
 }
 
 void Rcr::check_conditioning(double t) {
-  const bool may_switch = settings_.on_singular == FormulationSettings::OnSingular::switch_coordinates;
+  const bool may_switch = settings_.on_singular != FormulationSettings::OnSingular::stop;
   for (Node& node : nodes_) {
     for (int pass = 0; pass < 2; ++pass) {
       const Loop* worst = nullptr;
