@@ -1,6 +1,7 @@
 // The IFToMM benchmark cases (reference/iftomm_cases.hpp) run by every loop method and by `auto`,
 // each against its reference: the table of docs/results.md, "IFToMM benchmarks"
 // (bench/run_iftomm.sh). Usage: iftomm_results [case ...] with cases a02-2, a02-4, a02-40, a04.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -51,7 +52,9 @@ Row run(const reference::BenchmarkCase& c, const Model& model, const std::string
                       row.velocity_residual <= 1e-6;
     row.outcome = pass ? "pass" : "**wrong**";
   } catch (const std::exception& ex) {
-    row.outcome = std::string("stopped: ") + ex.what();
+    // The first sentence of the message: the table stays readable, the CLI prints the whole.
+    const std::string what = ex.what();
+    row.outcome = "stopped: " + what.substr(0, std::min(what.find(". "), what.size()));
   }
   row.cpu = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return row;

@@ -340,3 +340,25 @@ TEST(Cli, GenerateWithBadArgumentsFailsWithOneLine) {
 }
 
 }  // namespace
+
+// `loopdyn generate nfourbar` (IFToMM A02): 2N + 1 rods, N loops, 1 DOF, the benchmark's closed
+// initial state (simulates without assembly); a Lagrange method stops at the first horizontal
+// passage with a one-line diagnostic naming the change point.
+TEST(Cli, GenerateNFourBarWritesTheBenchmarkAndLagrangeStopsAtItsChangePoint) {
+  const auto file = scratch("generate_nfourbar.yaml");
+  ASSERT_EQ(run("generate nfourbar --n 3 --out " + file.string()).status, 0);
+  const CliResult info = run("info --json " + file.string());
+  ASSERT_EQ(info.status, 0) << info.output;
+  const auto j = nlohmann::json::parse(info.output);
+  EXPECT_EQ(j["nv"], 7);
+  EXPECT_EQ(j["dof_rank"], 1);
+  EXPECT_EQ(j["loop_joints"].size(), 3u);
+  const CliResult sim = run("simulate " + file.string() + " --no-assemble --t-end 0.1 --out " +
+                            scratch("generate_nfourbar.csv").string());
+  ASSERT_EQ(sim.status, 0) << sim.output;
+  const CliResult lagrange = run("simulate " + file.string() + " --method lagrange-dense --integrator dopri5 --rtol 1e-10 "
+                                 "--atol 1e-10 --t-end 2 --out " + scratch("generate_nfourbar_lagrange.csv").string());
+  EXPECT_NE(lagrange.status, 0);
+  EXPECT_NE(lagrange.output.find("singular configuration (a change point"), std::string::npos) << lagrange.output;
+  expect_one_line_error(run("generate nfourbar --n 0"), "--n must be at least 1, got 0");
+}

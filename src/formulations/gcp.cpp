@@ -4,14 +4,17 @@ namespace loopdyn {
 
 namespace {
 // Eq 15 is eq 10 with γ̄ = γ: the analyses hold Φ and Φ̇, Baumgarte terms would only add noise.
-FormulationSettings without_baumgarte(FormulationSettings s) {
+// The position analysis keeps the branch at a singular configuration, so the dense solve goes on
+// there with minimum-norm multipliers (on_singular concerns the methods without position analysis).
+FormulationSettings dense_settings(FormulationSettings s) {
   s.baumgarte_alpha = s.baumgarte_beta = 0.0;
+  s.on_singular = FormulationSettings::OnSingular::proceed;
   return s;
 }
 }  // namespace
 
 Gcp::Gcp(const Model& model, const FormulationSettings& settings)
-    : dense_(model, without_baumgarte(settings)), kin_(model),
+    : dense_(model, dense_settings(settings)), kin_(model),
       partition_(model, dense_.constraints(), kin_, settings,
                  [this](double t, std::string message) { report(t, message.insert(0, "gcp: ")); }) {
   dense_.set_event_sink([this](const FormulationEvent& e) { report(e.t, std::string("gcp: ").append(e.message)); });
