@@ -43,5 +43,13 @@ initial state. A run passes when, at every output time, the marker is within 1e-
 reference, |E(t) − E(0)| is within 1e-6 of the weight scale (total weight × 1 m) and both loop
 residuals are within 1e-6. "stopped" is a refusal with the message's first sentence; "events" counts
 the partition changes and singular configurations the method reported; CPU is the whole run.
+
+Where this stands (issue 14 is open): on A04 every method passes since the kept constraint rows
+are chosen along the whole motion (docs/methods.md, "Loop-closure constraints"). On A02 the
+Lagrange-multiplier methods refuse at the first change point they meet (docs/methods.md,
+"Multipliers at singular configurations") instead of leaving the motion without notice; the
+position-analysis methods and rcr stay on the parallelogram branch, within the bound for N = 2
+but not yet for N = 4 and 40, where the error gathers at the passages, nullspace and embedding
+can stall there, and rcr stops on its condition indicator (so `auto` does on N = 40).
 TEXT
 "$build/bench/iftomm_results"
