@@ -333,6 +333,12 @@ class RowRank {
     return kept;
   }
 
+  // Whether robust_rows over `samples` configurations fits kRobustBudget (m² · n · samples).
+  bool robust_affordable(std::size_t samples) const {
+    const double m = static_cast<double>(rows_.size());
+    return m * m * model_.nv * static_cast<double>(samples) <= kRobustBudget;
+  }
+
   // Rows that stay independent over the closed configurations `samples` (all of rank `count`),
   // `count` of them, ascending, or empty when the dense choice is not affordable (kRobustBudget):
   // greedily the row whose smallest distance, over the samples, from the span of the rows chosen
@@ -342,8 +348,7 @@ class RowRank {
   // rows a pivoted QR keeps at its initial configuration are singular at mid-swing, where another
   // 4 are not.
   std::vector<int> robust_rows(const std::vector<VecX>& samples, int count) {
-    const double m = static_cast<double>(rows_.size());
-    if (count == 0 || m * m * model_.nv * static_cast<double>(samples.size()) > kRobustBudget) return {};
+    if (count == 0 || !robust_affordable(samples.size())) return {};
     std::vector<MatX> G(samples.size(), MatX(rows_.size(), model_.nv)), basis(samples.size());
     std::vector<double> scale(samples.size());
     for (std::size_t k = 0; k < samples.size(); ++k) {
@@ -592,11 +597,12 @@ Constraints::Constraints(const Model& model) {
     best_pivot = pivot;
     best_q = q;
   }
-  // Walks both ways along the manifold from the first (closed) sample; the kept rows must be
-  // independent at every sample of the generic rank.
+  // Walks both ways along the manifold from the first (closed) sample, when the robust choice is
+  // affordable (the walk serves it alone, and costs seconds on the 1024-cell spatial ladder); the
+  // kept rows must be independent at every sample of the generic rank.
   std::vector<VecX> generic;
   VecX start = samples.front();
-  if (probe.close(start)) {
+  if (probe.robust_affordable(samples.size() + 32) && probe.close(start)) {
     probe.factor(start);
     const VecX direction = probe.null_space_direction(rng);
     for (double sense : {1.0, -1.0}) walk_samples(model, probe, start, sense * direction, 16, samples);
