@@ -46,10 +46,11 @@ the partition changes and singular configurations the method reported; CPU is th
 
 Where this stands (issue 14 is open): on A04 every method passes since the kept constraint rows
 are chosen along the whole motion (docs/methods.md, "Loop-closure constraints"). On A02 the
-Lagrange-multiplier methods refuse at the first change point they meet (docs/methods.md,
-"Multipliers at singular configurations") instead of leaving the motion without notice; the
-position-analysis methods and rcr stay on the parallelogram branch, within the bound for N = 2
-but not yet for N = 4 and 40, where the error gathers at the passages, nullspace and embedding
-can stall there, and rcr stops on its condition indicator (so `auto` does on N = 40).
+Lagrange-multiplier methods, and gcp whose accelerations come from the same solve, refuse at a
+change point where their multiplier system loses rank (docs/methods.md, "Multipliers at singular
+configurations") instead of leaving the motion without notice; the other position-analysis
+methods and rcr stay on the parallelogram branch, within the bound for N = 2 but not yet for
+N = 4 and 40, where the error gathers at the passages, nullspace and embedding can stall there,
+and rcr stops on its condition indicator (so `auto` does on N = 40).
 TEXT
 "$build/bench/iftomm_results"

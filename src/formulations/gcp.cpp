@@ -1,14 +1,17 @@
 #include "loopdyn/formulations/gcp.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace loopdyn {
 
 namespace {
 // Eq 15 is eq 10 with γ̄ = γ: the analyses hold Φ and Φ̇, Baumgarte terms would only add noise.
-// The position analysis keeps the branch at a singular configuration, so the dense solve goes on
-// there with minimum-norm multipliers (on_singular concerns the methods without position analysis).
+// The dense solve keeps on_singular: gcp stops where its multiplier system loses rank too. Going on
+// there with minimum-norm multipliers took it to the wrong branch on A02 with N = 4, 2 m off at
+// the end (docs/iftomm.md); stopping is the honest answer until the change points are handled.
 FormulationSettings dense_settings(FormulationSettings s) {
   s.baumgarte_alpha = s.baumgarte_beta = 0.0;
-  s.on_singular = FormulationSettings::OnSingular::proceed;
   return s;
 }
 }  // namespace
@@ -24,7 +27,11 @@ void Gcp::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { par
 
 void Gcp::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {
   partition_.prepare(t, q, u);  // eqs 12-14
-  dense_.accelerations(t, partition_.state_q(), partition_.state_u(), udot);  // eq 15
+  try {
+    dense_.accelerations(t, partition_.state_q(), partition_.state_u(), udot);  // eq 15
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("gcp, in the dense solve of 001 eq 15: ") + e.what());
+  }
 }
 
 }  // namespace loopdyn
