@@ -19,8 +19,8 @@ double weight(const Mechanism& m) {
   return total * m.gravity.norm();
 }
 
-// Body states of the mechanism's initial q, u (mechanism body order), from loopdyn's tree
-// kinematics at t = 0 only: the input of the reference, not its dynamics.
+}  // namespace
+
 std::vector<BodyState> initial_bodies(const Mechanism& m) {
   const Model model = Model::build(m);
   KinematicsData kin(model);
@@ -37,8 +37,6 @@ std::vector<BodyState> initial_bodies(const Mechanism& m) {
   }
   return s;
 }
-
-}  // namespace
 
 BenchmarkCase a02_case(int n, double t_end) {
   BenchmarkCase c;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absolute_coordinates.hpp"
 #include "loopdyn/mechanism.hpp"
 
 namespace loopdyn::reference {
@@ -19,6 +20,10 @@ struct BenchmarkCase {
   /// The marker's world position at each output time (sorted, from 0).
   std::function<std::vector<Vec3>(const std::vector<double>&)> reference;
 };
+
+/// Body states of the mechanism's initial q, u (mechanism body order), from loopdyn's tree
+/// kinematics at t = 0 only: the input of the absolute-coordinate reference, not its dynamics.
+std::vector<BodyState> initial_bodies(const Mechanism& m);
 
 /// A02 with n four-bars over t_end (the benchmark: n = 40, 20 s), B0 from the exact motion.
 BenchmarkCase a02_case(int n, double t_end);
