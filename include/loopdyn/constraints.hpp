@@ -23,11 +23,15 @@
 // because a dependency may come from the closed geometry alone: at the model's initial
 // configuration, closed first by Newton steps of least norm on every row when it is not, and at a
 // few closed configurations reached from it along the null space of G (so that a singular initial
-// configuration does not decide alone). At the sample of highest rank, as many rows as that rank
-// are kept, independent there: chosen by column-pivoted QR of Gᵀ when G is small enough for a
-// dense factorization (a few hundred speeds), else in the order of a sparse QR of Gᵀ. The kept rows
-// then have the rank of all rows at generic closed configurations. When no closed configuration
-// is found (loops that cannot close), random configurations are sampled instead.
+// configuration does not decide alone). As many rows as the highest rank over the samples are
+// kept. Which ones matters: a loop redundant everywhere (Bricard's, 5 rows of rank 4) can have
+// rows that are independent at one configuration and singular at another where the mechanism is
+// regular. So, when m² · n · (samples) is small (RowRank::robust_rows), the check also walks 16
+// steps both ways along the manifold and keeps the rows chosen greedily by their smallest distance
+// over all samples of that rank from the span of those chosen before; for larger models, the rows
+// independent at the best sample: by column-pivoted QR of Gᵀ when G is small enough for a dense
+// factorization (a few hundred speeds), else in the order of a sparse QR of Gᵀ. When no closed
+// configuration is found (loops that cannot close), random configurations are sampled instead.
 #pragma once
 
 #include <string>
