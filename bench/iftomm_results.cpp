@@ -32,13 +32,7 @@ Row run(const reference::BenchmarkCase& c, const Model& model, const std::string
   try {
     auto f = make_formulation(chosen, model);
     f->set_event_sink([&](const FormulationEvent&) { ++row.events; });
-    SimulationSettings s;
-    s.integrator.kind = IntegratorKind::dopri5;
-    s.integrator.rtol = s.integrator.atol = 1e-10;
-    s.t_end = c.t_end;
-    s.output_dt = c.output_dt;
-    Simulator sim(model, *f, s);
-    const Trajectory traj = sim.run(model.q0, model.u0);
+    const Trajectory traj = reference::simulate_case(c, model, *f);
     const int x = traj.column(c.marker + ".x"), e = traj.column("energy");
     const int rp = traj.column("residual.position"), rv = traj.column("residual.velocity");
     for (std::size_t k = 0; k < traj.rows.size(); ++k) {

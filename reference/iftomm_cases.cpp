@@ -80,4 +80,14 @@ BenchmarkCase a04_case(const std::string& models_dir, double t_end, double h) {
   return c;
 }
 
+Trajectory simulate_case(const BenchmarkCase& c, const Model& model, Formulation& f) {
+  SimulationSettings s;
+  s.integrator.kind = IntegratorKind::dopri5;
+  s.integrator.rtol = s.integrator.atol = 1e-10;
+  s.t_end = c.t_end;
+  s.output_dt = c.output_dt;
+  Simulator sim(model, f, s);
+  return sim.run(model.q0, model.u0);
+}
+
 }  // namespace loopdyn::reference

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "absolute_coordinates.hpp"
+#include "loopdyn/formulation.hpp"
 #include "loopdyn/mechanism.hpp"
+#include "loopdyn/simulator.hpp"
 
 namespace loopdyn::reference {
 
@@ -30,5 +32,9 @@ BenchmarkCase a02_case(int n, double t_end);
 /// A04 Bricard (models/iftomm_a04_bricard.yaml) over t_end (the benchmark: 10 s), P3 from the
 /// absolute-coordinate reference with RK4 step h.
 BenchmarkCase a04_case(const std::string& models_dir, double t_end, double h = 2.5e-4);
+
+/// Runs formulation f on the case's model (built from c.mechanism) from its initial state as every
+/// IFToMM table and test does: dopri5 at rtol = atol = 1e-10, the case's length and output interval.
+Trajectory simulate_case(const BenchmarkCase& c, const Model& model, Formulation& f);
 
 }  // namespace loopdyn::reference

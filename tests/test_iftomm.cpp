@@ -24,16 +24,9 @@ namespace {
 // (checked below), so a pass is not luck and a branch change (errors of order 1 m) cannot pass.
 constexpr double kMarkerTolerance = 1e-6;
 
-Trajectory simulate(const Model& model, const std::string& method, const reference::BenchmarkCase& c,
-                    FormulationSettings fs = {}) {
-  auto f = make_formulation(method, model, fs);
-  SimulationSettings s;
-  s.integrator.kind = IntegratorKind::dopri5;
-  s.integrator.rtol = s.integrator.atol = 1e-10;
-  s.t_end = c.t_end;
-  s.output_dt = c.output_dt;
-  Simulator sim(model, *f, s);
-  return sim.run(model.q0, model.u0);
+Trajectory simulate(const Model& model, const std::string& method, const reference::BenchmarkCase& c) {
+  auto f = make_formulation(method, model);
+  return reference::simulate_case(c, model, *f);
 }
 
 double marker_error(const Trajectory& traj, const std::string& marker, const std::vector<Vec3>& ref) {
