@@ -6,14 +6,9 @@
 #   bench/run_iftomm.sh > docs/iftomm.md
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${LOOPDYN_BENCH_BUILD:-$root/build-bench}"
+source "$(dirname "${BASH_SOURCE[0]}")/build_bench.sh"
 
-mkdir -p "$build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLOOPDYN_TESTS=OFF -DLOOPDYN_BENCH=ON > "$build/configure.log" 2>&1 ||
-  { cat "$build/configure.log" >&2; exit 1; }
-cmake --build "$build" --target iftomm_results -j "$(nproc)" > "$build/build.log" 2>&1 ||
-  { tail -50 "$build/build.log" >&2; exit 1; }
+build_bench iftomm_results
 
 cat <<'TEXT'
 # IFToMM benchmark problems: every method against an independent reference

@@ -17,17 +17,12 @@
 #   bench/run_loops.sh --benchmark_filter='lagrange-on/'    # extra arguments go to bench_loops
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${LOOPDYN_BENCH_BUILD:-$root/build-bench}"
+source "$(dirname "${BASH_SOURCE[0]}")/build_bench.sh"
 out="$build/bench_loops.json"
 repetitions=10
 min_time=0.05
 
-mkdir -p "$build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLOOPDYN_TESTS=OFF > "$build/configure.log" 2>&1 ||
-  { cat "$build/configure.log"; exit 1; }
-cmake --build "$build" --target bench_loops -j "$(nproc)" > "$build/build.log" 2>&1 ||
-  { tail -50 "$build/build.log"; exit 1; }
+build_bench bench_loops
 
 "$build/bench/bench_loops" --benchmark_format=json --benchmark_repetitions="$repetitions" --benchmark_min_time="$min_time" \
   --benchmark_report_aggregates_only=true --benchmark_out="$out" "$@" > /dev/null

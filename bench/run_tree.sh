@@ -7,15 +7,10 @@
 #   bench/run_tree.sh --benchmark_filter='aba/chain'   # extra arguments go to bench_tree
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${LOOPDYN_BENCH_BUILD:-$root/build-bench}"
+source "$(dirname "${BASH_SOURCE[0]}")/build_bench.sh"
 out="$build/bench_tree.json"
 
-mkdir -p "$build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLOOPDYN_TESTS=OFF > "$build/configure.log" 2>&1 ||
-  { cat "$build/configure.log"; exit 1; }
-cmake --build "$build" --target bench_tree -j "$(nproc)" > "$build/build.log" 2>&1 ||
-  { tail -50 "$build/build.log"; exit 1; }
+build_bench bench_tree
 
 "$build/bench/bench_tree" --benchmark_format=json --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true --benchmark_out="$out" "$@" > /dev/null
