@@ -135,6 +135,10 @@ RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX
 
 /// The owner of a row, for messages: "loop joint 'C' (row C.along.x)" or "constraint 'gear'".
 std::string row_owner(const Model& model, const ConstraintRow& row);
+/// The loop joints and couplings of the kept rows with weight(r) >= 10 % of the largest, quoted
+/// and comma-separated, the first four named and the others counted ("'C1', 'C2' and 3 more"):
+/// the loops that dominate a null space in singular-configuration messages.
+std::string dominant_loops(const Model& model, const Constraints& cons, const VecX& weight);
 /// Scale of ‖G u‖∞ in velocity tolerances: max(1, max|G| ‖u‖∞), since G u is a difference of
 /// terms of that size (assembly, projection, consistency check).
 double velocity_scale(const MatX& G, const Eigen::Ref<const VecX>& u);

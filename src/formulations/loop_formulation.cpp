@@ -55,18 +55,7 @@ std::string LoopFormulation::null_space_loops() const {
   // Loops of the rows with the largest weight in the null-space eigenvectors.
   VecX weight = VecX::Zero(cons_.rows());
   for (int k = 0; k < cons_.rows() - solver_.rank(); ++k) weight += solver_.eigenvectors().col(k).cwiseAbs2();
-  std::vector<bool> named(model_.loop_joints.size(), false);
-  std::string out;
-  int count = 0;
-  constexpr int kListed = 4;  // loops named; the others counted
-  for (int r = 0; r < cons_.rows(); ++r) {
-    const int loop = cons_.kept()[r].loop;
-    if (weight(r) < 0.1 * weight.maxCoeff() || named[loop]) continue;
-    named[loop] = true;
-    if (++count <= kListed) out += (out.empty() ? "'" : ", '") + model_.loop_joints[loop].name + "'";
-  }
-  if (count > kListed) out += " and " + std::to_string(count - kListed) + " more";
-  return out;
+  return dominant_loops(model_, cons_, weight);
 }
 
 }  // namespace loopdyn
