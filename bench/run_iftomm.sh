@@ -40,13 +40,51 @@ Dynamics, group A):
   no loopdyn formulation, kinematics or integrator), minimum-norm multipliers, RK4 at h = 2.5e-4 s
   with a mass-orthogonal projection after every step. Output every 0.025 s.
 
+Three more from the papers the project implements (`docs/methods.md`), run the same way:
+
+- **Singular four-bar** (paper 001 §4.2, case I; `models/fourbar_park_singular.yaml`, whose comment
+  gives the data and the choices): crank, connecting link and rocker of 2 m with their mass centres
+  in the middle, on ground pivots 2 m apart (a rhombus); 5, 7, 9 kg and 10, 20, 25 kg m²; a spring of
+  100 N m/rad on the crank, free at 0.524 rad; a constant force (80, 70) N at link 2's mass centre;
+  released from rest at θ1 = 1.074 rad on the parallelogram branch. The paper gives no gravity; the
+  model's 9.81 m/s² along −y (without it the crank never reaches the paper's singular configuration
+  y2 = 0) makes the crank fall through θ1 = 0, where every link lies on the ground line and the
+  branch θ1 ≡ 0 (connecting link folded onto the rocker) meets the motion: a change point, passed
+  at 2.30 rad/s 6 times in 10 s. The text gives no length; its Table 2 (303 function evaluations at
+  a mean step of 0.033 s) suggests 10 s. Reference: the exact motion, the 1-dof pendulum
+  77 θ̈ = −U′(θ) of the parallelogram (`park_parallelogram_exact` in `reference/iftomm_cases.hpp`:
+  the two cranks about their pivots and the translating link; spring, gravity and force in U),
+  integrated by its own RK4 at h = 1e-4 s. Marker link2_com, the paper's (x2, y2); output every
+  0.01 s.
+- **Five-bar** (paper 004 §4.2; `models/fivebar_malczyk.yaml`, whose comment gives the data and the
+  choices): four bars of a = 0.2 m, 1 kg and 0.25 kg m² (§4.1) on a base of 0.2 m, the joints at the
+  apexes of a regular pentagon (§4.2), here hanging under a horizontal base, gravity −y; released
+  from rest and run 10 s as in the paper. The paper says the five-bar may pass singular
+  configurations; with this geometry its loop Jacobian never loses rank, whatever the initial
+  velocity: that needs all five joints on one line, where the four bars (±a each along the line)
+  would add up to the base a, and a sum of four terms ±a is an even multiple of a. So the case keeps
+  the paper's start. The motion, mirror-symmetric about x = 0.1, passes twice every 2.4 s each of
+  the configurations where two adjacent bars are collinear: bars 1 and 4 antiparallel, bars 1-2
+  and 3-4 stretched at once, bars 2 and 3 folded onto each other; there, choices of two dependent
+  joint speeds become singular. Reference: absolute coordinates as for A04 (h = 2.5e-4 s). Marker
+  apex3, the cut joint 3 (chosen: the paper reports no point); output every 0.025 s. rcr, whose
+  dependent speeds (u.joint4, u.joint2) are singular where bars 2 and 3 fold, leaves the motion
+  without notice at the first fold (3e-7 m off at 1.0 s, 1.4e-5 m at 2 s) before it stops at 5.7 s.
+- **Double loop** (paper 004 §4.3; `models/doubleloop_malczyk.yaml`, whose comment gives the data
+  and the choices): the five-bar with a second pentagon of four more bars on its bar 3, which both
+  loops share; 8 bars, 4 degrees of freedom, released from rest, 10 s. Neither loop's rows ever lose
+  rank (the lower loop is again four bars of a on a base of a, bar 3, and its rows see only the
+  joints below bar 3); adjacent bars pass collinear configurations about 60 times in 10 s, with no
+  symmetry. Reference: absolute coordinates (h = 2.5e-4 s). Marker lower_apex2, the lower loop's
+  cut joint 8 (chosen); output every 0.025 s.
+
 Every method runs dopri5 at rtol = atol = 1e-10 with its default settings, from the case's exact
 initial state. A run passes when, at every output time, the marker is within 1e-6 m of the
 reference, |E(t) − E(0) − W(t)| is within 1e-6 of the energy scale and both loop residuals are
-within 1e-6; W is the work of the driving torque (A03 only) and the scale is the total weight ×
-1 m (A03: the spring's energy at release, 1.436 J). "stopped" is a refusal with the message's
-first sentence; "events" counts the partition changes and singular configurations the method
-reported; CPU is the whole run.
+within 1e-6; W is the work of the driving torque (A03) or of the constant force (singular
+four-bar) and the scale is the total weight × 1 m (A03: the spring's energy at release, 1.436 J).
+"stopped" is a refusal with the message's first sentence; "events" counts the partition changes
+and singular configurations the method reported; CPU is the whole run.
 
 Where this stands (issue 14 is open): on A03 every method passes without an event (no partition
 change, no singular configuration); on A04 every method passes since the kept constraint rows are chosen along the
@@ -57,5 +95,11 @@ configurations") instead of leaving the motion without notice; the other positio
 methods and rcr stay on the parallelogram branch, within the bound for N = 2 but not yet for
 N = 4 and 40, where the error gathers at the passages, nullspace and embedding can stall there,
 and rcr stops on its condition indicator (so `auto` does on N = 40).
+
+On the singular four-bar the Lagrange-multiplier methods cross the change point once and refuse
+at the second passage; every other method follows all six. On the five-bar and the double loop
+every method passes but rcr: on the five-bar it is off the motion from the first fold of bars 2
+and 3 (above) until it stops, and it does not take the double loop, whose loops share bar 3 but
+not their base body.
 TEXT
 "$build/bench/iftomm_results"
