@@ -133,28 +133,12 @@ BenchmarkCase doubleloop_case(const std::string& models_dir, double t_end, doubl
 }
 
 std::vector<PendulumSample> park_parallelogram_exact(const std::vector<double>& t_out, double h) {
-  if (!(h > 0.0)) throw std::invalid_argument("park_parallelogram_exact: step must be > 0");
-  // U′(θ) = K (θ − θs) + Px sin θ − Py cos θ (iftomm_cases.hpp).
+  // U′(θ) = K (θ − θs) + Px sin θ − Py cos θ (iftomm_cases.hpp); released from rest.
   auto accel = [](double theta) {
     return -(kParkStiffness * (theta - kParkRest) + kParkPull.x() * std::sin(theta) - kParkPull.y() * std::cos(theta)) /
            kParkInertia;
   };
-  Eigen::Vector2d x(kParkTheta0, 0.0);  // (θ, θ̇), released from rest
-  auto f = [&](const Eigen::Vector2d& y) { return Eigen::Vector2d(y(1), accel(y(0))); };
-  double t = 0.0;
-  std::vector<PendulumSample> out;
-  out.reserve(t_out.size());
-  for (double target : t_out) {
-    if (target < t) throw std::invalid_argument("park_parallelogram_exact: output times must be sorted and >= 0");
-    while (t < target) {
-      const double dt = std::min(h, target - t);
-      const Eigen::Vector2d k1 = f(x), k2 = f(x + 0.5 * dt * k1), k3 = f(x + 0.5 * dt * k2), k4 = f(x + dt * k3);
-      x += dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
-      t = (target - t <= h) ? target : t + dt;
-    }
-    out.push_back({x(0), x(1)});
-  }
-  return out;
+  return integrate_pendulum(accel, {kParkTheta0, 0.0}, t_out, h);
 }
 
 double park_parallelogram_energy(const PendulumSample& s) {

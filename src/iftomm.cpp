@@ -2,6 +2,7 @@
 #include "loopdyn/iftomm.hpp"
 
 #include <cmath>
+#include <functional>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -57,16 +58,14 @@ Mechanism nfourbar_mechanism(int n) {
   return m;
 }
 
-std::vector<PendulumSample> nfourbar_exact(int n, const std::vector<double>& t_out, double h) {
-  if (n < 1) throw std::invalid_argument("nfourbar_exact: n must be at least 1");
-  if (!(h > 0.0)) throw std::invalid_argument("nfourbar_exact: step must be > 0");
-  const auto [inertia, k] = nfourbar_pendulum(n);
-  auto accel = [&](double theta) { return -k * std::cos(theta) / inertia; };
-  double t = 0.0, x = std::numbers::pi / 2, v = -1.0;
+std::vector<PendulumSample> integrate_pendulum(const std::function<double(double)>& accel, PendulumSample start,
+                                               const std::vector<double>& t_out, double h) {
+  if (!(h > 0.0)) throw std::invalid_argument("integrate_pendulum: step must be > 0");
+  double t = 0.0, x = start.theta, v = start.theta_dot;
   std::vector<PendulumSample> out;
   out.reserve(t_out.size());
   for (double target : t_out) {
-    if (target < t) throw std::invalid_argument("nfourbar_exact: output times must be sorted and >= 0");
+    if (target < t) throw std::invalid_argument("integrate_pendulum: output times must be sorted and >= 0");
     while (t < target) {
       const double dt = std::min(h, target - t);
       // Classical RK4 on (θ, θ̇).
@@ -81,6 +80,13 @@ std::vector<PendulumSample> nfourbar_exact(int n, const std::vector<double>& t_o
     out.push_back({x, v});
   }
   return out;
+}
+
+std::vector<PendulumSample> nfourbar_exact(int n, const std::vector<double>& t_out, double h) {
+  if (n < 1) throw std::invalid_argument("nfourbar_exact: n must be at least 1");
+  const auto [inertia, k] = nfourbar_pendulum(n);
+  return integrate_pendulum([&](double theta) { return -k * std::cos(theta) / inertia; },
+                            {std::numbers::pi / 2, -1.0}, t_out, h);
 }
 
 }  // namespace loopdyn

@@ -14,6 +14,7 @@
 //                   m g l sin θ), from θ = π/2, θ̇ = −1 rad/s.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "loopdyn/mechanism.hpp"
@@ -39,5 +40,11 @@ struct PendulumSample {
   double theta = 0.0, theta_dot = 0.0;
 };
 std::vector<PendulumSample> nfourbar_exact(int n, const std::vector<double>& t_out, double h = 1e-4);
+
+/// θ(t), θ̇(t) at the times t_out (sorted, >= 0) of a scalar pendulum θ̈ = accel(θ) from `start`
+/// at t = 0, by classical RK4 with step h (shortened to land on each output time): the exact
+/// 1-dof motions of nfourbar_exact and of the reference cases that reduce to one angle.
+std::vector<PendulumSample> integrate_pendulum(const std::function<double(double)>& accel, PendulumSample start,
+                                               const std::vector<double>& t_out, double h);
 
 }  // namespace loopdyn
