@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "loopdyn/aggregation.hpp"
+#include "loopdyn/change_points.hpp"
 #include "loopdyn/formulations/embedding.hpp"
 #include "loopdyn/formulations/lagrange_dense.hpp"
 #include "loopdyn/formulations/gcp.hpp"
@@ -43,6 +44,11 @@ MethodChoice default_method(const Model& model, const VecX& q) {
     return {"embedding", size + " (<= " + std::to_string(kSmallAggregatedBody) +
                              "): constraint embedding, linear in the number of aggregated bodies"};
   size.append(" (> ").append(std::to_string(kSmallAggregatedBody)).append(")");
+  const Constraints constraints(model);
+  for (const ChangePoint& p : survey_change_points(model, constraints, q).points)
+    if (may_reach(model, p, q, model.u0))
+      return {"embedding", size + ", but the motion can reach a change point of the loops (" + describe(model, p) +
+                               "): embedding crosses change points most accurately (docs/results.md)"};
   if (rcr_out_of_scope(model, q).empty())
     return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
                           "reduction stays linear in its size"};

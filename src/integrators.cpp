@@ -243,6 +243,7 @@ class Driver {
 
     while (t < t_end) {
       check_step_budget(t);
+      h = std::min(h, sys_.adjust_step(t, h));
       // Last step: stretch by up to 1 % or shorten so that it lands exactly on t_end.
       const bool last = t + 1.01 * h >= t_end;
       // Underflow of the controller's step (a short last step bounded by t_end − t is legitimate).

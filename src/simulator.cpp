@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+
 namespace loopdyn {
 
 int Trajectory::column(std::string_view name) const {
@@ -45,6 +46,23 @@ void Simulator::post_step(double t, VecX& x) {
   model_.normalize(x.head(model_.nq));
   formulation_.complete_state(t, x.head(model_.nq), x.tail(model_.nv));
   if (projector_) projector_->project(t, x.head(model_.nq), x.tail(model_.nv));
+  if (monitor_ && monitor_->observe(t, x.head(model_.nq), x.tail(model_.nv))) crossings_.push_back(monitor_->last());
+}
+
+double Simulator::adjust_step(double t, double h) { return monitor_ ? monitor_->adjust_step(t, h) : h; }
+
+void Simulator::prepare_change_points(Trajectory& traj, const VecX& q0, const VecX& u0) {
+  monitor_.reset();
+  crossings_.clear();
+  if (!model_.has_loops()) return;
+  traj.change_points = survey_change_points(model_, constraints_, q0);
+  const std::string refusal = formulation_.change_point_refusal();
+  for (const ChangePoint& p : traj.change_points.points)
+    if (!refusal.empty() && may_reach(model_, p, q0, u0))
+      throw std::runtime_error(std::string(formulation_.name()) +
+                               " refuses the run: the motion can reach a change point of the loops (" +
+                               describe(model_, p) + "), which " + refusal);
+  if (!traj.change_points.points.empty()) monitor_.emplace(model_, traj.change_points.points);
 }
 
 VecX Simulator::row(double t, const VecX& x_in) {
@@ -105,12 +123,15 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
   VecX x0(size());
   x0 << q0, u0;
   model_.normalize(x0.head(model_.nq));
+  prepare_change_points(traj, x0.head(model_.nq), u0);
+  if (monitor_) monitor_->observe(0.0, x0.head(model_.nq), u0);
   const std::vector<double> times = output_times(settings_.t_end, settings_.output_dt);
   traj.stats = integrate(*this, settings_.integrator, 0.0, x0, times, [&](double t, const VecX& x) {
     traj.rows.push_back(row(t, x));
     if (progress) progress(t);
   });
   if (projector_) traj.projection = projector_->stats();
+  traj.crossings = crossings_;
   return traj;
 }
 

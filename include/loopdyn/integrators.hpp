@@ -24,6 +24,9 @@ class OdeSystem {
   virtual void rhs(double t, const VecX& x, VecX& dx) = 0;
   /// Called on the state after every accepted step; may modify it (normalize, project).
   virtual void post_step(double /*t*/, VecX& /*x*/) {}
+  /// dopri5 asks before every step attempt from the last accepted time t with the controller's
+  /// step h; the system may return a shorter one (a change point ahead: change_points.hpp).
+  virtual double adjust_step(double /*t*/, double h) { return h; }
 };
 
 enum class IntegratorKind { rk2, rk4, dopri5 };

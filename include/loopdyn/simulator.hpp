@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "loopdyn/change_points.hpp"
 #include "loopdyn/constraints.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/integrators.hpp"
@@ -38,6 +39,10 @@ struct Trajectory {
   std::vector<VecX> rows;
   IntegrationStats stats;
   ProjectionStats projection;  ///< zero unless SimulationSettings::project
+  /// Change points of the loops found before the run (change_points.hpp) and those crossed, in
+  /// order (dopri5 places its steps around them).
+  ChangePointSurvey change_points;
+  std::vector<ChangePointCrossing> crossings;
   /// Index of a column; throws std::out_of_range if absent.
   int column(std::string_view name) const;
   /// Value of a column in a row.
@@ -57,9 +62,14 @@ class Simulator final : public OdeSystem {
   int size() const override { return model_.nq + model_.nv; }
   void rhs(double t, const VecX& x, VecX& dx) override;
   void post_step(double t, VecX& x) override;
+  /// Places a predicted change point inside a step (ChangePointMonitor).
+  double adjust_step(double t, double h) override;
 
  private:
   VecX row(double t, const VecX& x_in);
+  /// Surveys the change points (into traj), refuses a formulation that cannot cross a reachable
+  /// one (Formulation::change_point_refusal) and sets up the monitor.
+  void prepare_change_points(Trajectory& traj, const VecX& q0, const VecX& u0);
 
   const Model& model_;
   Formulation& formulation_;
@@ -70,6 +80,8 @@ class Simulator final : public OdeSystem {
   VecX phi_;
   MatX G_;
   VecX q_, u_, udot_;
+  std::optional<ChangePointMonitor> monitor_;  ///< made by run() when the survey found points
+  std::vector<ChangePointCrossing> crossings_;
   std::optional<Projector> projector_;  ///< made by run() when settings_.project
   std::optional<Reactions> reactions_;  ///< when settings_.reactions
 };

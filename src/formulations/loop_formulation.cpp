@@ -51,6 +51,14 @@ void LoopFormulation::solve_multipliers(double t, const MatX& A, const VecX& rhs
   report(t, s.str());
 }
 
+std::string LoopFormulation::change_point_refusal() const {
+  if (settings_.on_singular != FormulationSettings::OnSingular::stop) return {};
+  return std::string(name()) +
+         " cannot cross: it integrates the constraints at acceleration level, which does not tell the "
+         "continuing branch from the others there. Use gcp, nullspace, rcr, embedding or --method auto (they "
+         "close the loops by position analysis), or --on-singular continue to run it anyway";
+}
+
 std::string LoopFormulation::null_space_loops() const {
   // Loops of the rows with the largest weight in the null-space eigenvectors.
   VecX weight = VecX::Zero(cons_.rows());

@@ -21,6 +21,10 @@ class LoopFormulation : public Formulation {
   int rank() const { return solver_.rank(); }
   /// Estimated 2-norm condition number of the multiplier system at the last call.
   double condition() const { return solver_.condition(); }
+  /// With on_singular = stop (the default) the Lagrange methods refuse runs that reach a change
+  /// point: integrating G u̇ = γ̄ they hold no position information that tells the continuing
+  /// branch from the others (on IFToMM A02 they leave the motion at its second crossing).
+  std::string change_point_refusal() const override;
 
  protected:
   LoopFormulation(const Model& model, const FormulationSettings& settings);
