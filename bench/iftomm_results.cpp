@@ -21,6 +21,7 @@ struct Row {
   std::string method, outcome;
   double marker_error = 0, energy_drift = 0, position_residual = 0, velocity_residual = 0, cpu = 0;
   int events = 0;
+  std::size_t crossings = 0;
 };
 
 Row run(const reference::BenchmarkCase& c, const Model& model, const std::string& method,
@@ -34,6 +35,7 @@ Row run(const reference::BenchmarkCase& c, const Model& model, const std::string
     auto f = make_formulation(chosen, model);
     f->set_event_sink([&](const FormulationEvent&) { ++row.events; });
     const Trajectory traj = reference::simulate_case(c, model, *f);
+    row.crossings = traj.crossings.size();
     const int x = traj.column(c.marker + ".x");
     const int rp = traj.column("residual.position"), rv = traj.column("residual.velocity");
     for (std::size_t k = 0; k < traj.rows.size(); ++k) {
@@ -82,12 +84,12 @@ int main(int argc, char** argv) {
     const std::vector<double> times = output_times(c.t_end, c.output_dt);
     const std::vector<Vec3> ref = c.reference(times);
     std::printf("\n%s, %g s, %zu output rows, marker %s\n\n", c.name.c_str(), c.t_end, times.size(), c.marker.c_str());
-    std::printf("| method | result | max marker error [m] | max energy drift / scale | max abs Phi | max abs G u | events | CPU [s] |\n");
-    std::printf("|---|---|---|---|---|---|---|---|\n");
+    std::printf("| method | result | max marker error [m] | max energy drift / scale | max abs Phi | max abs G u | events | crossings | CPU [s] |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|\n");
     for (const std::string& m : methods) {
       const Row r = run(c, model, m, ref);
-      std::printf("| %s | %s | %.2e | %.2e | %.1e | %.1e | %d | %.3f |\n", r.method.c_str(), r.outcome.c_str(),
-                  r.marker_error, r.energy_drift, r.position_residual, r.velocity_residual, r.events, r.cpu);
+      std::printf("| %s | %s | %.2e | %.2e | %.1e | %.1e | %d | %zu | %.3f |\n", r.method.c_str(), r.outcome.c_str(),
+                  r.marker_error, r.energy_drift, r.position_residual, r.velocity_residual, r.events, r.crossings, r.cpu);
       std::fflush(stdout);
     }
   }

@@ -83,6 +83,24 @@ std::string initial_state(const Model& model, bool no_assemble, VecX& q, VecX& u
 }
 
 // Summary of the projections of a run.
+// The survey's change points and the crossings of the run (change_points.hpp), the first ten listed.
+void print_change_points(const Model& model, const Trajectory& traj) {
+  const ChangePointSurvey& s = traj.change_points;
+  if (!model.has_loops()) return;
+  if (!s.walked) {
+    std::printf("change pts  not surveyed: %s\n", s.why_not.c_str());
+    return;
+  }
+  std::printf("change pts  %zu on the configuration curve (%s after %d walk steps), %zu crossed\n", s.points.size(),
+              s.closed ? "closed" : "not closed", s.steps, traj.crossings.size());
+  constexpr std::size_t kListed = 10;
+  for (std::size_t k = 0; k < std::min(kListed, traj.crossings.size()); ++k) {
+    const ChangePointCrossing& c = traj.crossings[k];
+    std::printf("  crossed   t = %.6f: loops %s, rank %d -> %d\n", c.t, c.loops.c_str(), c.rank_regular, c.rank_at_point);
+  }
+  if (traj.crossings.size() > kListed) std::printf("  ...       and %zu more\n", traj.crossings.size() - kListed);
+}
+
 void print_projection(const ProjectionStats& p, const ProjectionSettings& s, long steps) {
   std::printf("projection  %ld of %ld steps moved q (%ld Newton iterations), %ld moved u; largest correction %.3g "
               "(q, speed units) and %.3g (u)\n",
@@ -134,6 +152,7 @@ int simulate(const SimulateOptions& o) {
   std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
               (e1 - e0) / std::max(std::abs(e0), 1e-300));
   if (o.project) print_projection(traj.projection, settings.projection, traj.stats.steps_accepted);
+  print_change_points(model, traj);
   std::printf("wrote       %s (%zu rows x %zu columns)\n", o.out.c_str(), traj.rows.size(), traj.columns.size());
   return 0;
 }
