@@ -40,14 +40,18 @@ bool is_scalar(const Model& model, int body) {
   return is_angle(model, body) || std::holds_alternative<Prismatic>(model.joints[body].joint);
 }
 
-// q − q_ref coordinate by coordinate, revolute angles wrapped (closure test of the walk).
+// q(c) − q_ref(c) for coordinate c of tree joint `body`, wrapped when it is a revolute angle.
+template <class Q>
+double coordinate_offset(const Model& model, int body, int c, const Q& q, const VecX& q_ref) {
+  return is_angle(model, body) ? wrap(q(c) - q_ref(c)) : q(c) - q_ref(c);
+}
+
+// Largest |coordinate_offset| over every coordinate (closure test of the walk).
 double largest_offset(const Model& model, const VecX& q, const VecX& q_ref) {
   double worst = 0.0;
   for (int i = 0; i < model.nbodies; ++i)
-    for (int k = model.q_index[i]; k < model.q_index[i] + model.nq_joint[i]; ++k) {
-      const double d = is_angle(model, i) ? wrap(q(k) - q_ref(k)) : q(k) - q_ref(k);
-      worst = std::max(worst, std::abs(d));
-    }
+    for (int c = model.q_index[i]; c < model.q_index[i] + model.nq_joint[i]; ++c)
+      worst = std::max(worst, std::abs(coordinate_offset(model, i, c, q, q_ref)));
   return worst;
 }
 
@@ -200,7 +204,7 @@ ChangePointSurvey survey_change_points(const Model& model, const Constraints& co
         for (int k = 0; k < model.nv; ++k) {
           const int i = model.v_body[k];
           const int c = model.q_index[i] + (k - model.v_index[i]);
-          offset(k) = is_scalar(model, i) ? (is_angle(model, i) ? wrap(q(c) - q0(c)) : q(c) - q0(c)) : 0.0;
+          offset(k) = is_scalar(model, i) ? coordinate_offset(model, i, c, q, q0) : 0.0;
         }
         d0 = sense * start_tangent.dot(offset);
         if (d0_prev < 0.0 && d0 >= 0.0) {
@@ -241,13 +245,9 @@ std::string describe(const Model& model, const ChangePoint& point) {
 }
 
 ChangePointMonitor::ChangePointMonitor(const Model& model, std::vector<ChangePoint> points)
-    : model_(model), points_(std::move(points)), angle_(model.nv, false) {
-  for (int k = 0; k < model.nv; ++k) {
-    const int i = model.v_body[k];
-    if (!is_scalar(model, i)) continue;
-    measured_.push_back(k);
-    angle_[k] = is_angle(model, i);
-  }
+    : model_(model), points_(std::move(points)) {
+  for (int k = 0; k < model.nv; ++k)
+    if (is_scalar(model, model.v_body[k])) measured_.push_back(k);
   // A point whose tangent lies mostly in unmeasured coordinates cannot be monitored.
   std::erase_if(points_, [&](const ChangePoint& p) {
     double w = 0.0;
@@ -267,8 +267,8 @@ ChangePointMonitor::Offset ChangePointMonitor::offset(int point, const Eigen::Re
   double w = 0.0;
   o.near = true;
   for (int k : measured_) {
-    const int c = model_.q_index[model_.v_body[k]];
-    const double dq = angle_[k] ? wrap(q(c) - p.q(c)) : q(c) - p.q(c);
+    const int body = model_.v_body[k];
+    const double dq = coordinate_offset(model_, body, model_.q_index[body], q, p.q);
     o.near = o.near && std::abs(dq) <= kNearOffset;
     o.d += p.tangent(k) * dq;
     o.rate += p.tangent(k) * u(k);

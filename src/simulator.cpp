@@ -3,7 +3,6 @@
 #include <cmath>
 #include <stdexcept>
 
-
 namespace loopdyn {
 
 int Trajectory::column(std::string_view name) const {

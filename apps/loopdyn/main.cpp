@@ -82,7 +82,6 @@ std::string initial_state(const Model& model, bool no_assemble, VecX& q, VecX& u
   return std::string(line).append("independent speeds: ").append(independent.empty() ? "none" : independent).append("\n");
 }
 
-// Summary of the projections of a run.
 // The survey's change points and the crossings of the run (change_points.hpp), the first ten listed.
 void print_change_points(const Model& model, const Trajectory& traj) {
   const ChangePointSurvey& s = traj.change_points;
@@ -101,6 +100,7 @@ void print_change_points(const Model& model, const Trajectory& traj) {
   if (traj.crossings.size() > kListed) std::printf("  ...       and %zu more\n", traj.crossings.size() - kListed);
 }
 
+// Summary of the projections of a run.
 void print_projection(const ProjectionStats& p, const ProjectionSettings& s, long steps) {
   std::printf("projection  %ld of %ld steps moved q (%ld Newton iterations), %ld moved u; largest correction %.3g "
               "(q, speed units) and %.3g (u)\n",

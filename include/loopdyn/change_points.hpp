@@ -113,7 +113,6 @@ class ChangePointMonitor {
   const Model& model_;
   std::vector<ChangePoint> points_;
   std::vector<int> measured_;             ///< speeds of revolute and prismatic joints
-  std::vector<bool> angle_;               ///< (nv) speed k is a revolute angle (wrapped)
   std::vector<Offset> now_, before_;      ///< per point, at the last two accepted states
   double t_now_ = 0.0, t_before_ = 0.0;
   bool have_now_ = false, have_before_ = false;

@@ -104,7 +104,7 @@ class Formulation {
 ///  * but `embedding` whenever the motion from (q, the model's u0) can reach a change point of the
 ///    loops (change_points.hpp): the Lagrange methods refuse those, and on the IFToMM N-four-bar
 ///    with 40 loops rcr, gcp and nullspace end 1.1e-6 to 1.4e-6 m off while embedding stays within
-///    3e-7 m (docs/results.md).
+///    3e-7 m (docs/iftomm.md).
 struct MethodChoice {
   std::string method;
   std::string reason;
