@@ -43,7 +43,7 @@ void Simulator::rhs(double t, const VecX& x, VecX& dx) {
 
 void Simulator::post_step(double t, VecX& x) {
   model_.normalize(x.head(model_.nq));
-  formulation_.complete_state(t, x.head(model_.nq), x.tail(model_.nv));
+  formulation_.complete_accepted_state(t, x.head(model_.nq), x.tail(model_.nv));
   if (projector_) projector_->project(t, x.head(model_.nq), x.tail(model_.nv));
   if (monitor_ && monitor_->observe(t, x.head(model_.nq), x.tail(model_.nv))) crossings_.push_back(monitor_->last());
 }

@@ -305,20 +305,22 @@ TEST(Cli, InfoSaysWhetherRcrCoversTheLoops) {
 }
 
 // rcr near a singular configuration of its choice of independent speeds: the five-bar's first
-// choice (joint2, joint4 dependent) passes an indicator of 20 at t ≈ 0.93 s from the file's state.
-// One error line naming the loop by default; with --on-singular switch the run goes on and the
-// switch is reported on stderr.
-TEST(Cli, RcrStopsAtASingularConfigurationUnlessAllowedToSwitch) {
+// choice (joint2, joint4 dependent) degrades at t ≈ 0.9 s from the file's state; rcr chooses
+// others and reports it on stderr. With --singular-condition 1.5, below what every choice reaches
+// in 2 s, one error line names the loop; --on-singular switch is gone (rcr switches by itself).
+TEST(Cli, RcrChoosesOtherSpeedsAndStopsOnlyWhenEveryChoiceIsSingular) {
   const std::string model = std::string(LOOPDYN_SOURCE_DIR) + "/models/fivebar_malczyk.yaml";
-  const std::string common = " --method rcr --integrator dopri5 --rtol 1e-10 --atol 1e-10 --t-end 2 "
-                             "--singular-condition 20 --out " + scratch("rcr_fivebar.csv").string();
-  expect_one_line_error(run("simulate " + model + common), "loop 'joint3' is at or near a singular configuration");
-  const CliResult switched = run("simulate " + model + common + " --on-singular switch");
+  const std::string common = " --method rcr --integrator dopri5 --rtol 1e-10 --atol 1e-10 --t-end 2 --out " +
+                             scratch("rcr_fivebar.csv").string();
+  const CliResult switched = run("simulate " + model + common);
   ASSERT_EQ(switched.status, 0) << switched.output;
   EXPECT_NE(switched.output.find("independent speeds chosen again"), std::string::npos) << switched.output;
-  const CliResult bad = run("simulate " + model + common + " --on-singular maybe");
-  EXPECT_NE(bad.status, 0);
-  EXPECT_NE(bad.output.find("--on-singular"), std::string::npos) << bad.output;
+  expect_one_line_error(run("simulate " + model + common + " --singular-condition 1.5"),
+                        "loop 'joint3' is at or near a singular configuration");
+  for (const char* bad : {" --on-singular switch", " --on-singular maybe", " --rcr-indicator-growth 1"}) {
+    const CliResult r = run("simulate " + model + common + bad);
+    EXPECT_NE(r.status, 0) << bad;
+  }
 }
 
 TEST(Cli, GenerateChainPrintsTheModelWithItsBenchmarkState) {

@@ -117,9 +117,8 @@ int simulate(const SimulateOptions& o) {
   const std::string initial = initial_state(model, o.no_assemble, q0, u0);
   const std::string method = o.method != "auto" ? o.method : default_method(model, q0).method;
   FormulationSettings fs = o.formulation;
-  fs.on_singular = o.on_singular == "switch"     ? FormulationSettings::OnSingular::switch_coordinates
-                   : o.on_singular == "continue" ? FormulationSettings::OnSingular::proceed
-                                                 : FormulationSettings::OnSingular::stop;
+  fs.on_singular =
+      o.on_singular == "continue" ? FormulationSettings::OnSingular::proceed : FormulationSettings::OnSingular::stop;
   auto formulation = make_formulation(method, model, fs);
   formulation->set_event_sink([](const FormulationEvent& e) {
     std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, e.message.c_str());
@@ -453,13 +452,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cmd_sim->add_option("--on-singular", sim.on_singular,
                       "at a singular configuration of the loops (lagrange-dense, lagrange-on: the multiplier system "
-                      "loses rank; rcr: condition indicator above --singular-condition): stop with a diagnostic, "
-                      "switch (rcr: choose other independent speeds and report it) or continue (report and go on: "
-                      "Lagrange methods with minimum-norm multipliers, at your own risk)")
-      ->check(CLI::IsMember({"stop", "switch", "continue"}))
+                      "loses rank; rcr: condition indicator above --singular-condition with every choice of "
+                      "independent speeds): stop with a diagnostic, or continue (report and go on: Lagrange methods "
+                      "with minimum-norm multipliers, at your own risk)")
+      ->check(CLI::IsMember({"stop", "continue"}))
       ->capture_default_str();
   cmd_sim->add_option("--singular-condition", sim.formulation.singular_condition,
                       "rcr: largest condition indicator of a loop's dependent speeds before --on-singular applies")
+      ->capture_default_str();
+  cmd_sim->add_option("--rcr-indicator-growth", sim.formulation.rcr_indicator_growth,
+                      "rcr: growth of a loop's condition indicator since its independent speeds were chosen at "
+                      "which they are chosen again, between two steps")
       ->capture_default_str();
   cmd_sim->add_flag("--reactions", sim.reactions,
                     "write reaction.<joint>.fx,fy,fz,tx,ty,tz columns (force and moment of the parent side on the "

@@ -31,23 +31,26 @@ struct FormulationSettings {
   /// gcp and nullspace choose the dependent coordinates again (001 §2.2) when the condition
   /// number of the dependent block has grown by this factor since they were chosen.
   double partition_condition_growth = 100.0;
+  /// rcr chooses its independent speeds again, between two steps, when the condition indicator of
+  /// a loop's dependent speeds (formulations/rcr.hpp) has grown by this factor since they were
+  /// chosen. Lower than partition_condition_growth: rcr integrates its dependent coordinates, so
+  /// an integration error of the independent speeds reaches them multiplied by the indicator, and
+  /// no position analysis takes it back (paper 004's five-bar, docs/methods.md).
+  double rcr_indicator_growth = 10.0;
   /// What a method does at a singular configuration of the loops (a change point, where the
   /// constraint rows lose rank and branches of the motion meet):
   ///  * `stop` (the default): stop with an error naming the method, the time, the loops and the
   ///    rank, and what to use instead. The Lagrange-multiplier methods (lagrange-dense,
-  ///    lagrange-on) stop when their multiplier system loses rank: integrating G u̇ = γ they hold
-  ///    no position information that tells the continuing branch from the others, and on the
-  ///    IFToMM N-four-bar they leave the motion at the second crossing without notice. `rcr` stops
-  ///    when the condition indicator of a loop's dependent speeds (000 eq 45, formulations/rcr.hpp)
-  ///    exceeds singular_condition.
-  ///  * `switch_coordinates`: rcr chooses the independent speeds again at the current configuration
-  ///    and reports it (also whenever the indicator has grown by partition_condition_growth since
-  ///    the last choice, so that the switch happens before the singular configuration is reached).
-  ///  * `proceed`: report and go on (the Lagrange methods with minimum-norm multipliers; rcr as
-  ///    with switch_coordinates), for studies of what happens there.
-  /// gcp, nullspace and embedding close the loops by position analysis and choose their partition
-  /// again on their own (formulations/coordinate_partition.hpp); they do not read it.
-  enum class OnSingular { stop, switch_coordinates, proceed };
+  ///    lagrange-on) refuse runs that can reach a change point (change_points.hpp) and stop when
+  ///    their multiplier system loses rank: integrating G u̇ = γ they hold no position information
+  ///    that tells the continuing branch from the others, and on the IFToMM N-four-bar they leave
+  ///    the motion at the second crossing without notice. `rcr` stops when the condition indicator
+  ///    of a loop's dependent speeds exceeds singular_condition with every choice of them.
+  ///  * `proceed`: report and go on (the Lagrange methods with minimum-norm multipliers; rcr with
+  ///    its best choice), for studies of what happens there.
+  /// gcp, nullspace, embedding and rcr choose their partition again on their own
+  /// (formulations/coordinate_partition.hpp, formulations/rcr.hpp).
+  enum class OnSingular { stop, proceed };
   OnSingular on_singular = OnSingular::stop;
   double singular_condition = 1e6;
 };
@@ -74,6 +77,10 @@ class Formulation {
   /// Simulator calls it on every stage state before accelerations(), after every accepted step and
   /// on every output row, so that only the independent coordinates are integrated.
   virtual void complete_state(double /*t*/, Eigen::Ref<VecX> /*q*/, Eigen::Ref<VecX> /*u*/) {}
+  /// complete_state() on the state of an accepted step (or the initial state). Methods that choose
+  /// their partition again (rcr) do it here, between steps, so that every step integrates one
+  /// smooth right-hand side.
+  virtual void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { complete_state(t, q, u); }
   /// Why the method, with its settings, cannot cross a change point of the loops
   /// (change_points.hpp), and what to use instead; empty when it can. The Simulator refuses to
   /// start a run that can reach one with it.
@@ -104,7 +111,7 @@ class Formulation {
 ///  * but `embedding` whenever the motion from (q, the model's u0) can reach a change point of the
 ///    loops (change_points.hpp): the Lagrange methods refuse those, and on the IFToMM N-four-bar
 ///    with 40 loops rcr, gcp and nullspace end 1.1e-6 to 1.4e-6 m off while embedding stays within
-///    3e-7 m (docs/iftomm.md).
+///    3e-7 m (docs/results.md).
 struct MethodChoice {
   std::string method;
   std::string reason;

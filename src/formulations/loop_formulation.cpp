@@ -38,9 +38,9 @@ void LoopFormulation::solve_multipliers(double t, const MatX& A, const VecX& rhs
       << null_space_loops() << "): constraint rank " << solver_.rank() << " of " << cons_.rows()
       << ", condition number " << solver_.condition()
       << ". A Lagrange-multiplier method integrates G u' = gamma only and cannot tell which branch the motion "
-         "continues on; it would follow a wrong one without notice. Use --method gcp, nullspace or embedding "
-         "(position analysis), or rcr --on-singular switch; --on-singular continue goes on with minimum-norm "
-         "multipliers at your own risk";
+         "continues on; it would follow a wrong one without notice. Use --method gcp, nullspace, embedding "
+         "(position analysis) or rcr; --on-singular continue goes on with minimum-norm multipliers at your own "
+         "risk";
     throw std::runtime_error(s.str());
   }
   if (singular_)

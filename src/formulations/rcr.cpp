@@ -79,6 +79,8 @@ std::vector<int> distances(const Model& m, const LoopInfo& info) {
 Rcr::Rcr(const Model& model, const FormulationSettings& settings)
     : model_(model), settings_(settings), rows_(Constraints::unreduced(model)), kept_(model), cons_data_(model, rows_),
       aba_(model), forces_(model), u_(VecX::Zero(model.nv)), lambda_(VecX::Zero(kept_.rows())) {
+  if (!(settings.rcr_indicator_growth > 1.0) || !(settings.singular_condition > 1.0))
+    throw ModelError("rcr: rcr_indicator_growth and singular_condition must be > 1 (the indicator is >= 1)");
   const std::vector<LoopInfo> loops = loops_of(model);
   check_scope(model, loops);
   const Aggregation aggregation = aggregate(model);
@@ -341,7 +343,6 @@ void Rcr::recover_multipliers(Node& node) {
 }
 
 void Rcr::check_conditioning(double t) {
-  const bool may_switch = settings_.on_singular != FormulationSettings::OnSingular::stop;
   for (Node& node : nodes_) {
     for (int pass = 0; pass < 2; ++pass) {
       const Loop* worst = nullptr;
@@ -349,13 +350,18 @@ void Rcr::check_conditioning(double t) {
       for (const Loop& loop : node.loops) {
         if (!(loop.indicator <= settings_.singular_condition) && (!worst || !(loop.indicator <= worst->indicator)))
           worst = &loop;
-        grown = grown || loop.indicator > settings_.partition_condition_growth * loop.chosen_indicator;
+        grown = grown || loop.indicator > settings_.rcr_indicator_growth * loop.chosen_indicator;
       }
-      if (may_switch && pass == 0 && (worst || grown)) {
+      // Between steps when the indicator has grown, so that every step integrates one smooth
+      // right-hand side; at once when it is beyond singular_condition.
+      if (pass == 0 && (worst || (grown && between_steps_))) {
         choose(node, t, false);
         continue;
       }
-      if (!worst) break;
+      if (!worst) {
+        node.singular = false;
+        break;
+      }
       std::ostringstream s;
       s << "rcr: at t = " << t << " loop '" << worst->name
         << "' is at or near a singular configuration: the condition indicator of its dependent speeds ("
@@ -365,9 +371,13 @@ void Rcr::check_conditioning(double t) {
              return rows;
            }())
         << ") is " << worst->indicator << " > " << settings_.singular_condition
-        << (may_switch ? " with every choice of independent speeds; use nullspace through it"
-                       : "; --on-singular switch lets rcr choose other independent speeds, or use nullspace");
-      throw std::runtime_error(s.str());
+        << " with every choice of independent speeds";
+      if (settings_.on_singular == FormulationSettings::OnSingular::proceed) {
+        if (!node.singular) report(t, s.str() + "; going on (--on-singular continue)");
+        node.singular = true;
+        break;
+      }
+      throw std::runtime_error(s.str() + "; use nullspace or embedding through it");
     }
   }
 }
@@ -399,6 +409,12 @@ void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<co
 void Rcr::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
   prepare(t, q, u);
   u = u_;
+}
+
+void Rcr::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  between_steps_ = true;
+  complete_state(t, q, u);
+  between_steps_ = false;
 }
 
 void Rcr::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {

@@ -55,8 +55,12 @@
 // until the loop's rows are spanned; speeds of joints marked `independent: true` are kept
 // independent when the loop's rank allows it (else the mark is dropped for that loop and reported).
 // The condition indicator of a loop, max over its dependent speeds of ‖g_k‖ / √Δ_k (1 / sin of
-// the angle between g_k and the columns eliminated before it), is checked at every call against
-// FormulationSettings::singular_condition and on_singular.
+// the angle between g_k and the columns eliminated before it), is computed at every call. When it
+// has grown by FormulationSettings::rcr_indicator_growth since the choice, the speeds are chosen
+// again at the next accepted step (between steps, complete_accepted_state, so that no step mixes
+// two choices) and the change is reported; when it exceeds singular_condition they are chosen
+// again at once, and if every choice exceeds it the loops are at a singular configuration: rcr
+// stops there, or goes on with on_singular = proceed.
 //
 // Multipliers (000 computes none; loopdyn reports them for `--reactions`): after the solve, the
 // joint-space force the loops exert on each aggregated body's speeds is ρ = τ − Sᵀ F (Q − M u̇,
@@ -76,6 +80,7 @@ class Rcr final : public Formulation {
   Rcr(const Model& model, const FormulationSettings& settings);
   std::string_view name() const override { return "rcr"; }
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
+  void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   const KinematicsData& kinematics() const override { return aba_.kin; }
   const VecX& multipliers() const override { return lambda_; }
@@ -111,6 +116,7 @@ class Rcr final : public Formulation {
     Eigen::Matrix<double, 6, Eigen::Dynamic> W;
     std::vector<Vec6> force;          ///< (bodies) multiplier workspace
     VecX rho;                         ///< (θ)
+    bool singular = false;            ///< beyond singular_condition with every choice (reported once)
   };
 
   void choose(Node& node, double t, bool first);
@@ -135,6 +141,7 @@ class Rcr final : public Formulation {
   VecX u_, lambda_;
   int switches_ = 0;
   bool chosen_ = false;  ///< independent speeds chosen (at the first call)
+  bool between_steps_ = false;  ///< prepare() called on an accepted state: the speeds may be chosen again
 };
 
 }  // namespace loopdyn
