@@ -189,10 +189,10 @@ double energy_drift(const Mechanism& m, const Trajectory& traj, std::size_t k) {
   return drift;
 }
 
-Trajectory simulate_case(const BenchmarkCase& c, const Model& model, Formulation& f) {
+Trajectory simulate_case(const BenchmarkCase& c, const Model& model, Formulation& f, double tolerance) {
   SimulationSettings s;
   s.integrator.kind = IntegratorKind::dopri5;
-  s.integrator.rtol = s.integrator.atol = 1e-10;
+  s.integrator.rtol = s.integrator.atol = tolerance;
   s.t_end = c.t_end;
   s.output_dt = c.output_dt;
   Simulator sim(model, f, s);

@@ -76,7 +76,8 @@ double park_parallelogram_energy(const PendulumSample& s);
 double energy_drift(const Mechanism& m, const Trajectory& traj, std::size_t k);
 
 /// Runs formulation f on the case's model (built from c.mechanism) from its initial state as every
-/// IFToMM table and test does: dopri5 at rtol = atol = 1e-10, the case's length and output interval.
-Trajectory simulate_case(const BenchmarkCase& c, const Model& model, Formulation& f);
+/// IFToMM table and test does: dopri5 at rtol = atol = tolerance (1e-10 unless a precision sweep
+/// says otherwise), the case's length and output interval.
+Trajectory simulate_case(const BenchmarkCase& c, const Model& model, Formulation& f, double tolerance = 1e-10);
 
 }  // namespace loopdyn::reference
