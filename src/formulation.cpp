@@ -48,7 +48,7 @@ MethodChoice default_method(const Model& model, const VecX& q) {
   for (const ChangePoint& p : survey_change_points(model, constraints, q).points)
     if (may_reach(model, p, q, model.u0))
       return {"embedding", size + ", but the motion can reach a change point of the loops (" + describe(model, p) +
-                               "): embedding crosses change points most accurately (docs/iftomm.md)"};
+                               "): embedding crosses change points most accurately (docs/results.md)"};
   if (rcr_out_of_scope(model, q).empty())
     return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
                           "reduction stays linear in its size"};

@@ -9,7 +9,7 @@ namespace {
 // Eq 15 is eq 10 with γ̄ = γ: the analyses hold Φ and Φ̇, Baumgarte terms would only add noise.
 // The dense solve keeps on_singular: gcp stops where its multiplier system loses rank too. Going on
 // there with minimum-norm multipliers took it to the wrong branch on A02 with N = 4, 2 m off at
-// the end (docs/iftomm.md); stopping is the honest answer until the change points are handled.
+// the end (docs/results.md); stopping is the honest answer until the change points are handled.
 FormulationSettings dense_settings(FormulationSettings s) {
   s.baumgarte_alpha = s.baumgarte_beta = 0.0;
   return s;
