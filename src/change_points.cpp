@@ -258,8 +258,6 @@ ChangePointMonitor::ChangePointMonitor(const Model& model, std::vector<ChangePoi
   before_.resize(points_.size());
 }
 
-void ChangePointMonitor::reset() { have_now_ = have_before_ = false; }
-
 ChangePointMonitor::Offset ChangePointMonitor::offset(int point, const Eigen::Ref<const VecX>& q,
                                                       const Eigen::Ref<const VecX>& u) const {
   const ChangePoint& p = points_[point];

@@ -92,8 +92,6 @@ class ChangePointMonitor {
   ChangePointMonitor(const Model& model, std::vector<ChangePoint> points);
 
   bool enabled() const { return !points_.empty(); }
-  /// Forgets the history (start of a run).
-  void reset();
   /// Records an accepted state; returns true when the step that ended here crossed a change
   /// point, which last() then describes.
   bool observe(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u);

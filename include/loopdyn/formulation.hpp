@@ -77,7 +77,7 @@ class Formulation {
   /// Simulator calls it on every stage state before accelerations(), after every accepted step and
   /// on every output row, so that only the independent coordinates are integrated.
   virtual void complete_state(double /*t*/, Eigen::Ref<VecX> /*q*/, Eigen::Ref<VecX> /*u*/) {}
-  /// complete_state() on the state of an accepted step (or the initial state). Methods that choose
+  /// complete_state() on the state of an accepted step. Methods that choose
   /// their partition again (rcr) do it here, between steps, so that every step integrates one
   /// smooth right-hand side.
   virtual void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { complete_state(t, q, u); }

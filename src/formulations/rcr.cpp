@@ -342,7 +342,7 @@ void Rcr::recover_multipliers(Node& node) {
   }
 }
 
-void Rcr::check_conditioning(double t) {
+void Rcr::check_conditioning(double t, bool between_steps) {
   for (Node& node : nodes_) {
     for (int pass = 0; pass < 2; ++pass) {
       const Loop* worst = nullptr;
@@ -354,7 +354,7 @@ void Rcr::check_conditioning(double t) {
       }
       // Between steps when the indicator has grown, so that every step integrates one smooth
       // right-hand side; at once when it is beyond singular_condition.
-      if (pass == 0 && (worst || (grown && between_steps_))) {
+      if (pass == 0 && (worst || (grown && between_steps))) {
         choose(node, t, false);
         continue;
       }
@@ -382,7 +382,7 @@ void Rcr::check_conditioning(double t) {
   }
 }
 
-void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u) {
+void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u, bool between_steps) {
   if (!q.allFinite() || !u.allFinite()) {  // else a NaN would read as a singular configuration
     std::ostringstream s;
     s << "rcr: non-finite coordinates or speeds at t = " << t;
@@ -394,7 +394,7 @@ void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<co
     else choose(node, t, true);
   }
   chosen_ = true;
-  check_conditioning(t);
+  check_conditioning(t, between_steps);
   u_ = u;
   for (const Node& node : nodes_) {
     const AggregatedBody& g = tree_.nodes[node.body];
@@ -407,18 +407,17 @@ void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<co
 }
 
 void Rcr::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
-  prepare(t, q, u);
+  prepare(t, q, u, false);
   u = u_;
 }
 
 void Rcr::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
-  between_steps_ = true;
-  complete_state(t, q, u);
-  between_steps_ = false;
+  prepare(t, q, u, true);
+  u = u_;
 }
 
 void Rcr::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {
-  prepare(t, q, u);
+  prepare(t, q, u, false);
   update_velocities(model_, aba_.kin, q, u_);
   for (Node& node : nodes_) remainders(node);
   aba_factor(model_, aba_, tree_);  // eqs 56-66 as 002 eq 50

@@ -125,8 +125,9 @@ class Rcr final : public Formulation {
   void check_closed(const Node& node, const Loop& loop) const;
   void remainders(Node& node);
   void recover_multipliers(Node& node);
-  void check_conditioning(double t);
-  void prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u);
+  /// between_steps: on an accepted state, where the speeds may be chosen again on growth.
+  void check_conditioning(double t, bool between_steps);
+  void prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u, bool between_steps);
   std::string speed_names(const Node& node, const std::vector<int>& theta_rows) const;
 
   const Model& model_;
@@ -141,7 +142,6 @@ class Rcr final : public Formulation {
   VecX u_, lambda_;
   int switches_ = 0;
   bool chosen_ = false;  ///< independent speeds chosen (at the first call)
-  bool between_steps_ = false;  ///< prepare() called on an accepted state: the speeds may be chosen again
 };
 
 }  // namespace loopdyn
