@@ -135,7 +135,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> wanted(argv + 1, argv + argc);
   if (wanted.size() == 1 && wanted.front() == "--precision") return precision();
   if (wanted.empty()) wanted = {"a02-2", "a02-4", "a02-40", "a03", "a04", "park-singular", "fivebar", "doubleloop"};
-  const std::vector<std::string> methods{"lagrange-dense", "lagrange-on", "gcp", "nullspace", "rcr", "embedding", "auto"};
+  std::vector<std::string> methods = loop_methods();
+  methods.push_back("auto");
   for (const std::string& name : wanted) {
     reference::BenchmarkCase c;
     if (name == "a02-2") c = reference::a02_case(2, 10.0);

@@ -1,6 +1,6 @@
 #include "loopdyn/formulation.hpp"
 
-#include <algorithm>
+#include <type_traits>
 
 #include "loopdyn/aggregation.hpp"
 #include "loopdyn/change_points.hpp"
@@ -14,23 +14,66 @@
 
 namespace loopdyn {
 
-const std::vector<std::string_view>& formulation_names() {
-  static const std::vector<std::string_view> names{"tree", "lagrange-dense", "lagrange-on", "gcp", "nullspace",
-                                                   "rcr",  "embedding",      "srm",         "dca"};
-  return names;
+namespace {
+
+template <class F>
+std::unique_ptr<Formulation> make(const Model& model, const FormulationSettings& settings) {
+  if constexpr (std::is_constructible_v<F, const Model&, const FormulationSettings&>)
+    return std::make_unique<F>(model, settings);
+  else
+    return std::make_unique<F>(model);
 }
 
-// rcr's scope check, then its choice of independent speeds, which fails when loops have to be
-// solved together.
-std::string rcr_out_of_scope(const Model& model, const VecX& q) {
-  try {
-    Rcr rcr(model, {});
-    VecX qq = q, u = VecX::Zero(model.nv);
-    rcr.complete_state(0.0, qq, u);
-    return {};
-  } catch (const std::exception& e) {
-    return e.what();
+}  // namespace
+
+const std::vector<MethodInfo>& methods() {
+  using C = Coordinates;
+  static const std::vector<MethodInfo> table{
+      {"tree", "articulated-body algorithm, trees only", "Featherstone; 002 §6", "O(n)", C::joint, false,
+       &TreeFormulation::out_of_scope, &make<TreeFormulation>},
+      {"lagrange-dense", "CRBA mass matrix, (n+m) KKT solve, Baumgarte", "001 §2.1", "O(n³ + m³)", C::joint, true,
+       nullptr, &make<LagrangeDense>},
+      {"lagrange-on", "\"traditional O(n)\": u̇ = η + ζλ, m×m solve", "000 §2.3-2.6", "O(n + nm² + m³)", C::joint, true,
+       nullptr, &make<LagrangeOn>},
+      {"gcp", "generalized coordinate partitioning, Newton position and velocity analysis", "001 §2.2",
+       "O(n³ + m³)", C::joint, true, nullptr, &make<Gcp>},
+      {"nullspace", "partial velocity matrix B, Bᵀ M B in the independent speeds", "001 §3", "O(n³)", C::joint, true, nullptr,
+       &make<Nullspace>},
+      {"rcr", "recursive coordinate reduction, loop by loop, velocity constraints exact; loops sharing a base",
+       "000 §3-4", "O(n + m)", C::joint, true, &Rcr::out_of_scope, &make<Rcr>},
+      {"embedding", "constraint embedding: loops folded into aggregated bodies, ABA over them", "002 §4-9",
+       "O(n) for small loops", C::joint, true, nullptr, &make<Embedding>},
+      {"srm", "sequential regularization", "003", "O(n)", C::absolute, true, nullptr, nullptr},
+      {"dca", "divide and conquer, augmented Lagrangian, mass-orthogonal projections", "004", "O(n), O(log n) parallel",
+       C::absolute, true, nullptr, nullptr},
+  };
+  return table;
+}
+
+const MethodInfo& method_info(std::string_view name) {
+  for (const MethodInfo& m : methods())
+    if (m.name == name) return m;
+  std::string list;
+  for (const MethodInfo& m : methods()) list.append(list.empty() ? "" : ", ").append(m.name);
+  throw ModelError("unknown method '" + std::string(name) + "' (known: " + list + ")");
+}
+
+std::vector<std::string> loop_methods() {
+  std::vector<std::string> out;
+  for (const MethodInfo& m : methods())
+    if (m.implemented() && m.name != "tree") out.emplace_back(m.name);
+  return out;
+}
+
+std::string methods_markdown() {
+  std::string s = "| `--method` | what | paper | cost per call | coordinates | multipliers | status |\n";
+  s += "|---|---|---|---|---|---|---|\n";
+  for (const MethodInfo& m : methods()) {
+    s.append("| `").append(m.name).append("` | ").append(m.what).append(" | ").append(m.paper).append(" | ");
+    s.append(m.cost).append(" | ").append(m.coordinates == Coordinates::joint ? "joint" : "absolute").append(" | ");
+    s.append(m.multipliers ? "yes" : "no").append(" | ").append(m.implemented() ? "available" : "planned").append(" |\n");
   }
+  return s;
 }
 
 MethodChoice default_method(const Model& model) { return default_method(model, model.q0); }
@@ -49,7 +92,7 @@ MethodChoice default_method(const Model& model, const VecX& q) {
     if (may_reach(model, p, q, model.u0))
       return {"embedding", size + ", but the motion can reach a change point of the loops (" + describe(model, p) +
                                "): embedding crosses change points most accurately (docs/results.md)"};
-  if (rcr_out_of_scope(model, q).empty())
+  if (method_info("rcr").scope_problem(model, q).empty())
     return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
                           "reduction stays linear in its size"};
   return {"lagrange-dense", size + ": embedding's local solves would cost as much as the dense one"};
@@ -57,19 +100,10 @@ MethodChoice default_method(const Model& model, const VecX& q) {
 
 std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model& model,
                                               const FormulationSettings& settings) {
-  if (name == "tree") return std::make_unique<TreeFormulation>(model);
-  if (name == "lagrange-dense") return std::make_unique<LagrangeDense>(model, settings);
-  if (name == "lagrange-on") return std::make_unique<LagrangeOn>(model, settings);
-  if (name == "gcp") return std::make_unique<Gcp>(model, settings);
-  if (name == "nullspace") return std::make_unique<Nullspace>(model, settings);
-  if (name == "embedding") return std::make_unique<Embedding>(model, settings);
-  if (name == "rcr") return std::make_unique<Rcr>(model, settings);
-  const auto& names = formulation_names();
-  if (std::find(names.begin(), names.end(), name) != names.end())
-    throw ModelError("method '" + std::string(name) + "' is not implemented yet");
-  std::string list;
-  for (auto n : names) list += (list.empty() ? "" : ", ") + std::string(n);
-  throw ModelError("unknown method '" + std::string(name) + "' (known: " + list + ")");
+  const MethodInfo& m = method_info(name);
+  if (!m.implemented())
+    throw ModelError("method '" + std::string(name) + "' (paper " + std::string(m.paper) + ") is not implemented yet");
+  return m.make(model, settings);
 }
 
 }  // namespace loopdyn

@@ -28,7 +28,16 @@ Simulator::Simulator(const Model& model, Formulation& formulation, const Simulat
     : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(model),
       constraint_data_(model, constraints_), phi_(constraints_.rows()), G_(constraints_.rows(), model.nv),
       q_(model.nq), u_(model.nv), udot_(model.nv) {
-  if (settings_.reactions) reactions_.emplace(model_, constraints_);
+  if (settings_.reactions) {
+    if (constraints_.rows() > 0 && !method_info(formulation_.name()).multipliers) {
+      std::string with;
+      for (const MethodInfo& m : methods())
+        if (m.multipliers && m.implemented()) with.append(with.empty() ? "" : ", ").append(m.name);
+      throw std::invalid_argument("reactions need the loop multipliers, which method '" +
+                                  std::string(formulation_.name()) + "' does not compute; use " + with);
+    }
+    reactions_.emplace(model_, constraints_);
+  }
 }
 
 void Simulator::rhs(double t, const VecX& x, VecX& dx) {
@@ -91,10 +100,6 @@ VecX Simulator::row(double t, const VecX& x_in) {
   if (reactions_) {
     // u̇ and λ of the formulation at this row's state.
     formulation_.accelerations(t, q, u, udot_);
-    if (formulation_.multipliers().size() != constraints_.rows())
-      throw std::invalid_argument("reactions need the loop multipliers, which method '" +
-                                  std::string(formulation_.name()) +
-                                  "' does not compute; use lagrange-dense, lagrange-on, gcp, nullspace or embedding");
     reactions_->compute(t, q, u, udot_, formulation_.multipliers());
     reactions_->write_columns(r.segment(k, nreactions));
   }

@@ -295,13 +295,15 @@ TEST(Cli, GenerateSpatialLadderWritesItsState) {
 TEST(Cli, InfoSaysWhetherRcrCoversTheLoops) {
   const std::string dir = std::string(LOOPDYN_SOURCE_DIR) + "/models/";
   const CliResult fourbar = run("info " + dir + "fourbar_anderson.yaml");
-  EXPECT_NE(fourbar.output.find("rcr (recursive coordinate reduction): covers this mechanism"), std::string::npos)
-      << fourbar.output;
+  EXPECT_EQ(fourbar.output.find("method rcr does not cover it"), std::string::npos) << fourbar.output;
   const CliResult wishbone = run("info --json " + dir + "double_wishbone.yaml");
   ASSERT_EQ(wishbone.status, 0) << wishbone.output;
   const auto j = nlohmann::json::parse(wishbone.output);
-  EXPECT_FALSE(j["rcr"]["covers"].get<bool>());
-  EXPECT_NE(j["rcr"]["reason"].get<std::string>().find("solved simultaneously"), std::string::npos);
+  EXPECT_FALSE(j["methods"]["rcr"]["covers"].get<bool>());
+  EXPECT_NE(j["methods"]["rcr"]["reason"].get<std::string>().find("solved simultaneously"), std::string::npos);
+  EXPECT_TRUE(j["methods"]["embedding"]["covers"].get<bool>());
+  const CliResult text = run("info " + dir + "double_wishbone.yaml");
+  EXPECT_NE(text.output.find("method rcr does not cover it: rcr: loop"), std::string::npos) << text.output;
 }
 
 // rcr near a singular configuration of its choice of independent speeds: the five-bar's first

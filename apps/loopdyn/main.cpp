@@ -193,7 +193,12 @@ nlohmann::json describe(const Model& model) {
                           {"independent_speeds", independent[n]}});
   }
   const MethodChoice choice = default_method(model);
-  const std::string rcr_scope = model.has_loops() ? rcr_out_of_scope(model, model.q0) : std::string();
+  json scope = json::object();
+  for (const MethodInfo& m : loopdyn::methods())
+    if (m.implemented()) {
+      const std::string problem = m.scope_problem(model, model.q0);
+      scope[std::string(m.name)] = {{"covers", problem.empty()}, {"reason", problem}};
+    }
   return {{"name", model.name},
           {"bodies", bodies},
           {"tree_joints", joints},
@@ -208,7 +213,7 @@ nlohmann::json describe(const Model& model) {
           {"dof_rank", rank.dof},
           {"aggregated_bodies", aggregated},
           {"default_method", {{"method", choice.method}, {"reason", choice.reason}}},
-          {"rcr", {{"covers", rcr_scope.empty()}, {"reason", rcr_scope}}},
+          {"methods", scope},
           {"markers", model.markers.size()},
           {"force_elements", model.forces.size()}};
 }
@@ -242,11 +247,8 @@ int info(const std::string& path, bool as_json) {
               << "\n";
   std::cout << "  default method (--method auto): " << d["default_method"]["method"].get<std::string>() << "; "
             << d["default_method"]["reason"].get<std::string>() << "\n";
-  if (!d["loop_joints"].empty() || d["constraints"] != 0)
-    std::cout << "  rcr (recursive coordinate reduction): "
-              << (d["rcr"]["covers"].get<bool>() ? std::string("covers this mechanism")
-                                                 : "does not cover it: " + d["rcr"]["reason"].get<std::string>())
-              << "\n";
+  for (const auto& [name, m] : d["methods"].items())
+    if (!m["covers"].get<bool>()) std::cout << "  method " << name << " does not cover it: " << m["reason"].get<std::string>() << "\n";
   return 0;
 }
 
@@ -418,6 +420,20 @@ int generate_nfourbar(const GenerateOptions& o) {
   return write_generated(nfourbar_mechanism(o.fourbars), o.out);
 }
 
+// `methods`: the registry (formulation.hpp), as text or as the docs' Markdown table.
+int list_methods(bool markdown) {
+  if (markdown) {
+    std::cout << methods_markdown();
+    return 0;
+  }
+  for (const MethodInfo& m : loopdyn::methods())
+    std::printf("%-15s %-9s %s (%s; %s, %s coordinates%s)\n", std::string(m.name).c_str(),
+                m.implemented() ? "available" : "planned", std::string(m.what).c_str(), std::string(m.paper).c_str(),
+                std::string(m.cost).c_str(), m.coordinates == Coordinates::joint ? "joint" : "absolute",
+                m.multipliers ? ", multipliers" : "");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -428,7 +444,8 @@ int main(int argc, char** argv) {
   CLI::App* cmd_sim = app.add_subcommand("simulate", "integrate a mechanism and write its trajectory as CSV");
   cmd_sim->add_option("model", sim.model, "model file (YAML)")->required();
   std::string methods;
-  for (auto n : formulation_names()) methods += (methods.empty() ? "" : ", ") + std::string(n);
+  for (const MethodInfo& m : loopdyn::methods())
+    methods.append(methods.empty() ? "" : ", ").append(m.name).append(m.implemented() ? "" : " (planned)");
   cmd_sim->add_option("--method", sim.method, "formulation: auto (tree without loops; embedding when every aggregated body has at most 12 joint speeds; else rcr when its scope covers the loops; else lagrange-dense; `loopdyn info` says which), " + methods)
       ->capture_default_str();
   cmd_sim->add_option("--baumgarte-alpha", sim.formulation.baumgarte_alpha,
@@ -470,6 +487,9 @@ int main(int argc, char** argv) {
 
   std::string info_model;
   bool info_json = false;
+  bool methods_markdown = false;
+  CLI::App* cmd_methods = app.add_subcommand("methods", "list the formulations: paper, cost, coordinates, status");
+  cmd_methods->add_flag("--markdown", methods_markdown, "as the Markdown table of README and docs/methods.md");
   CLI::App* cmd_info = app.add_subcommand("info", "describe a mechanism: bodies, joints, loops, DOF");
   cmd_info->add_option("model", info_model, "model file (YAML)")->required();
   cmd_info->add_flag("--json", info_json, "print JSON");
@@ -514,6 +534,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd_sim->parsed()) return simulate(sim);
     if (cmd_info->parsed()) return info(info_model, info_json);
+    if (cmd_methods->parsed()) return list_methods(methods_markdown);
     if (cmd_asm->parsed()) return assemble_model(asm_opts);
     if (cmd_ladder->parsed()) return generate_ladder(gen);
     if (cmd_spatial->parsed()) return generate_spatial_ladder(gen);

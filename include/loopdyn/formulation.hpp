@@ -98,14 +98,48 @@ class Formulation {
   std::function<void(const FormulationEvent&)> sink_;
 };
 
+/// The method registry: one row per method of the papers (docs/methods.md), read by the factory,
+/// `--method auto`, the CLI's help and `loopdyn info`, the Simulator, the tests that loop over
+/// methods and the methods table of the docs (`loopdyn methods --markdown`). Adding a method is
+/// one file under formulations/ and one row in src/formulation.cpp.
+enum class Coordinates { joint, absolute };
+
+struct MethodInfo {
+  std::string_view name;   ///< `--method` value
+  std::string_view what;   ///< one line: what it does
+  std::string_view paper;  ///< paper and sections (shared/papers)
+  std::string_view cost;   ///< per call, n speeds, m constraint rows
+  Coordinates coordinates = Coordinates::joint;
+  /// Reports loop multipliers (what `--reactions` needs on a mechanism with loops).
+  bool multipliers = false;
+  /// Why the method cannot take the model started at configuration q (empty when it can), with
+  /// what to use instead. nullptr: every model.
+  std::string (*out_of_scope)(const Model& model, const VecX& q) = nullptr;
+  /// nullptr while the method is planned.
+  std::unique_ptr<Formulation> (*make)(const Model& model, const FormulationSettings& settings) = nullptr;
+
+  bool implemented() const { return make != nullptr; }
+  std::string scope_problem(const Model& model, const VecX& q) const {
+    return out_of_scope ? out_of_scope(model, q) : std::string();
+  }
+};
+
+/// Every method, in the order of the docs' table.
+const std::vector<MethodInfo>& methods();
+/// The registry's row for `name`; throws ModelError naming the known methods when there is none.
+const MethodInfo& method_info(std::string_view name);
+/// Names of the implemented methods with loop closure (every one but `tree`), for loops over them.
+std::vector<std::string> loop_methods();
+/// The methods table of README and docs/methods.md, in Markdown.
+std::string methods_markdown();
+
 /// The method `--method auto` picks, and why (docs/methods.md, "Which method"):
 ///  * `tree` without loops and couplings;
 ///  * `embedding` when every aggregated body (002 §4.2) has at most kSmallAggregatedBody joint
 ///    speeds: its cost is linear in the number of aggregated bodies and cubic in the size of each;
-///  * `rcr` when an aggregated body is larger but recursive coordinate reduction covers the
-///    mechanism (formulations/rcr.hpp: loops coupled only through a common base, each closable on
-///    its own at configuration q): it stays linear in the size of the aggregated body (the spatial
-///    ladder of 000 §4.3);
+///  * `rcr` when an aggregated body is larger but its scope (formulations/rcr.hpp: loops coupled
+///    only through a common base) covers the mechanism: it stays linear in the size of the
+///    aggregated body (the spatial ladder of 000 §4.3);
 ///  * `lagrange-dense` otherwise: one aggregated body then holds a large part of the mechanism,
 ///    and embedding's local analyses cost as much as the dense solve without its simplicity;
 ///  * but `embedding` whenever the motion from (q, the model's u0) can reach a change point of the
@@ -118,15 +152,11 @@ struct MethodChoice {
 };
 inline constexpr int kSmallAggregatedBody = 12;
 MethodChoice default_method(const Model& model, const VecX& q);
-/// Why `rcr` cannot take the model at configuration q (its scope error), or empty when it can.
-std::string rcr_out_of_scope(const Model& model, const VecX& q);
 /// default_method at the model's initial configuration.
 MethodChoice default_method(const Model& model);
 
-/// Names of every formulation loopdyn knows, implemented or not.
-const std::vector<std::string_view>& formulation_names();
 /// Creates the formulation `name` for `model`. Throws ModelError when the name is unknown, the
-/// method is not implemented yet, or it cannot handle the model (e.g. `tree` with loops).
+/// method is not implemented yet, or it is out of scope for the model (e.g. `tree` with loops).
 std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model& model,
                                               const FormulationSettings& settings = {});
 

@@ -38,8 +38,8 @@ std::vector<LoopInfo> loops_of(const Model& m) {
 }
 
 // 000 §4.4: coupled loops must share their base body. Two loops are coupled when a body of one
-// (base excluded) is a body or the base of the other.
-void check_scope(const Model& m, const std::vector<LoopInfo>& loops) {
+// (base excluded) is a body or the base of the other. Empty when they do.
+std::string scope_problem(const Model& m, const std::vector<LoopInfo>& loops) {
   std::vector<int> owner(m.nbodies, -1);  // first loop with the body in its sub-graph
   for (int i = 0; i < static_cast<int>(loops.size()); ++i)
     for (int b : loops[i].graph.bodies)
@@ -57,9 +57,10 @@ void check_scope(const Model& m, const std::vector<LoopInfo>& loops) {
       msg.append("'); recursive coordinate reduction covers coupled loops only when they share their base body "
                  "(paper 000 §4.3-4.4). Use --method embedding (linear in the number of such loops) or "
                  "lagrange-dense");
-      throw ModelError(msg);
+      return msg;
     }
   }
+  return {};
 }
 
 // Joints between a body of the loop and the loop-closing joint, along the loop (1 = adjacent).
@@ -76,13 +77,25 @@ std::vector<int> distances(const Model& m, const LoopInfo& info) {
 
 }  // namespace
 
+std::string Rcr::out_of_scope(const Model& model, const VecX& q) {
+  if (std::string problem = scope_problem(model, loops_of(model)); !problem.empty()) return problem;
+  try {
+    Rcr rcr(model, {});
+    VecX qq = q, u = VecX::Zero(model.nv);
+    rcr.complete_state(0.0, qq, u);
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
 Rcr::Rcr(const Model& model, const FormulationSettings& settings)
     : model_(model), settings_(settings), rows_(Constraints::unreduced(model)), kept_(model), cons_data_(model, rows_),
       aba_(model), forces_(model), u_(VecX::Zero(model.nv)), lambda_(VecX::Zero(kept_.rows())) {
   if (!(settings.rcr_indicator_growth > 1.0) || !(settings.singular_condition > 1.0))
     throw ModelError("rcr: rcr_indicator_growth and singular_condition must be > 1 (the indicator is >= 1)");
   const std::vector<LoopInfo> loops = loops_of(model);
-  check_scope(model, loops);
+  if (std::string problem = scope_problem(model, loops); !problem.empty()) throw ModelError(problem);
   const Aggregation aggregation = aggregate(model);
   // The kept rows of each loop joint, then of each coupling (Constraints::kept() indices).
   const int nloops = static_cast<int>(model.loop_joints.size());

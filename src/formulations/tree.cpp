@@ -5,9 +5,8 @@
 
 namespace loopdyn {
 
-namespace {
-const Model& require_tree(const Model& model) {
-  if (!model.has_loops()) return model;
+std::string TreeFormulation::out_of_scope(const Model& model, const VecX& /*q*/) {
+  if (!model.has_loops()) return {};
   std::ostringstream s;
   s << "method 'tree' handles mechanisms without loops or coordinate couplings, but '" << model.name << "' has";
   if (!model.loop_joints.empty()) {
@@ -19,7 +18,13 @@ const Model& require_tree(const Model& model) {
     for (const ModelCoupling& c : model.couplings) s << " '" << c.name << "'";
   }
   s << "; choose a loop formulation (see `loopdyn simulate --help`)";
-  throw ModelError(s.str());
+  return s.str();
+}
+
+namespace {
+const Model& require_tree(const Model& model) {
+  if (std::string problem = TreeFormulation::out_of_scope(model, model.q0); !problem.empty()) throw ModelError(problem);
+  return model;
 }
 }  // namespace
 

@@ -77,7 +77,12 @@ namespace loopdyn {
 
 class Rcr final : public Formulation {
  public:
+  /// Throws ModelError when out_of_scope(model) is not empty.
   Rcr(const Model& model, const FormulationSettings& settings);
+  /// Why rcr cannot take the model at configuration q, or empty: coupled loops with different base
+  /// bodies (the model's structure, checked first), or loops that share their base but must be
+  /// solved together at q (check_closed: one choice of independent speeds at q).
+  static std::string out_of_scope(const Model& model, const VecX& q);
   std::string_view name() const override { return "rcr"; }
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;

@@ -11,6 +11,8 @@ class TreeFormulation final : public Formulation {
  public:
   /// Throws ModelError if the model has loop-closing joints.
   explicit TreeFormulation(const Model& model);
+  /// Why `tree` cannot take the model (its loop-closing joints and couplings), or empty.
+  static std::string out_of_scope(const Model& model, const VecX& q = {});
   std::string_view name() const override { return "tree"; }
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   const KinematicsData& kinematics() const override { return aba_.kin; }

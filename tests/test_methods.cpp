@@ -1,0 +1,109 @@
+// The method registry (formulation.hpp): each row against what its formulation does, and the
+// docs' methods table against the registry.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "loopdyn/constraints.hpp"
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/simulator.hpp"
+#include "test_support.hpp"
+
+namespace loopdyn {
+namespace {
+
+const std::vector<std::string> kFiles{"double_pendulum",   "fourbar_anderson", "fourbar_jain_terminal",
+                                      "double_wishbone",   "doubleloop_malczyk", "geared_chain",
+                                      "fivebar_malczyk",   "parallel_3rrr",    "chain3d_all_joints"};
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A row's scope check says yes exactly when the formulation takes the model: built and its state
+// completed at the model's assembled initial configuration (what the Simulator does before a
+// run), with ModelError otherwise. The check is the registry's; the construction is the method's.
+TEST(Methods, ScopeCheckAgreesWithTheFormulation) {
+  for (const std::string& file : kFiles) {
+    const test::LoopState c = test::file_state(file);
+    for (const MethodInfo& m : methods()) {
+      if (!m.implemented()) continue;
+      const std::string problem = m.scope_problem(c.model, c.q);
+      bool took = true;
+      std::string error;
+      try {
+        auto f = make_formulation(m.name, c.model);
+        VecX q = c.q, u = c.u;
+        f->complete_state(0.0, q, u);
+      } catch (const ModelError& e) {
+        took = false;
+        error = e.what();
+      }
+      EXPECT_EQ(took, problem.empty()) << file << ", " << m.name << ": scope '" << problem << "', error '" << error << "'";
+      if (!took) {
+        EXPECT_EQ(problem, error) << file << ", " << m.name;
+      }
+    }
+  }
+}
+
+// `multipliers` is true exactly for the methods that report one multiplier per kept row.
+TEST(Methods, MultipliersFlagAgreesWithTheFormulation) {
+  const test::LoopState c = test::assembled_state("fourbar_anderson", 3);
+  const int rows = Constraints(c.model).rows();
+  ASSERT_GT(rows, 0);
+  for (const std::string& name : loop_methods()) {
+    auto f = make_formulation(name, c.model);
+    VecX udot(c.model.nv);
+    f->accelerations(0.0, c.q, c.u, udot);
+    EXPECT_EQ(method_info(name).multipliers, f->multipliers().size() == rows) << name;
+    EXPECT_EQ(f->name(), name);
+  }
+  EXPECT_FALSE(method_info("tree").multipliers);
+}
+
+TEST(Methods, UnknownAndPlannedMethodsAreNamed) {
+  const Model m = test::load_model("fourbar_anderson");
+  try {
+    make_formulation("no-such-method", m);
+    ADD_FAILURE();
+  } catch (const ModelError& e) {
+    for (const MethodInfo& row : methods()) EXPECT_NE(std::string(e.what()).find(row.name), std::string::npos) << e.what();
+  }
+  for (const MethodInfo& row : methods()) {
+    if (row.implemented()) continue;
+    try {
+      make_formulation(row.name, m);
+      ADD_FAILURE() << row.name;
+    } catch (const ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find("not implemented yet"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(row.paper), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(loop_methods().size(), 6u);  // the six loop methods implemented today
+}
+
+// README and docs/methods.md carry `loopdyn methods --markdown` verbatim.
+TEST(Methods, DocsTablesAreTheRegistry) {
+  const std::string table = methods_markdown();
+  for (const char* doc : {"/README.md", "/docs/methods.md"})
+    EXPECT_NE(read(std::string(LOOPDYN_SOURCE_DIR) + doc).find(table), std::string::npos)
+        << doc << " has not the registry's table; paste `loopdyn methods --markdown`:\n" << table;
+}
+
+// --reactions asks the registry for multipliers only where there are loops: `tree`, without
+// multipliers, gives the reactions of a tree.
+TEST(Methods, ReactionsOfATreeNeedNoMultipliers) {
+  SimulationSettings s;
+  s.reactions = true;
+  const Model tree = test::load_model("double_pendulum");
+  auto f = make_formulation("tree", tree);
+  EXPECT_NO_THROW(Simulator(tree, *f, s));
+}
+
+}  // namespace
+}  // namespace loopdyn
