@@ -50,9 +50,14 @@ const std::vector<MethodInfo>& methods() {
   return table;
 }
 
-const MethodInfo& method_info(std::string_view name) {
+const MethodInfo* find_method(std::string_view name) {
   for (const MethodInfo& m : methods())
-    if (m.name == name) return m;
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+const MethodInfo& method_info(std::string_view name) {
+  if (const MethodInfo* m = find_method(name)) return *m;
   std::string list;
   for (const MethodInfo& m : methods()) list.append(list.empty() ? "" : ", ").append(m.name);
   throw ModelError("unknown method '" + std::string(name) + "' (known: " + list + ")");
@@ -91,7 +96,7 @@ MethodChoice default_method(const Model& model, const VecX& q) {
   for (const ChangePoint& p : survey_change_points(model, constraints, q).points)
     if (may_reach(model, p, q, model.u0))
       return {"embedding", size + ", but the motion can reach a change point of the loops (" + describe(model, p) +
-                               "): embedding crosses change points most accurately (docs/results.md)"};
+                               "): embedding is the method within IFToMM's bound on the 40-loop N-four-bar (docs/results.md)"};
   if (method_info("rcr").scope_problem(model, q).empty())
     return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
                           "reduction stays linear in its size"};

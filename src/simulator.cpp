@@ -29,7 +29,9 @@ Simulator::Simulator(const Model& model, Formulation& formulation, const Simulat
       constraint_data_(model, constraints_), phi_(constraints_.rows()), G_(constraints_.rows(), model.nv),
       q_(model.nq), u_(model.nv), udot_(model.nv) {
   if (settings_.reactions) {
-    if (constraints_.rows() > 0 && !method_info(formulation_.name()).multipliers) {
+    // A formulation outside the registry is checked by Reactions::compute (the size of λ).
+    const MethodInfo* method = find_method(formulation_.name());
+    if (constraints_.rows() > 0 && method && !method->multipliers) {
       std::string with;
       for (const MethodInfo& m : methods())
         if (m.multipliers && m.implemented()) with.append(with.empty() ? "" : ", ").append(m.name);

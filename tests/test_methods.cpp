@@ -7,6 +7,7 @@
 
 #include "loopdyn/constraints.hpp"
 #include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/tree.hpp"
 #include "loopdyn/simulator.hpp"
 #include "test_support.hpp"
 
@@ -95,14 +96,32 @@ TEST(Methods, DocsTablesAreTheRegistry) {
         << doc << " has not the registry's table; paste `loopdyn methods --markdown`:\n" << table;
 }
 
+// A formulation written outside loopdyn, so not in the registry.
+class Outside final : public Formulation {
+ public:
+  explicit Outside(const Model& model) : tree_(model) {}
+  std::string_view name() const override { return "outside"; }
+  void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override {
+    tree_.accelerations(t, q, u, udot);
+  }
+  const KinematicsData& kinematics() const override { return tree_.kinematics(); }
+
+ private:
+  TreeFormulation tree_;
+};
+
 // --reactions asks the registry for multipliers only where there are loops: `tree`, without
-// multipliers, gives the reactions of a tree.
+// multipliers, gives the reactions of a tree, and so does a formulation the registry does not know.
 TEST(Methods, ReactionsOfATreeNeedNoMultipliers) {
   SimulationSettings s;
   s.reactions = true;
+  s.t_end = 0.01;
+  s.output_dt = 0.01;
   const Model tree = test::load_model("double_pendulum");
   auto f = make_formulation("tree", tree);
-  EXPECT_NO_THROW(Simulator(tree, *f, s));
+  EXPECT_NO_THROW(Simulator(tree, *f, s).run(tree.q0, tree.u0));
+  Outside outside(tree);
+  EXPECT_NO_THROW(Simulator(tree, outside, s).run(tree.q0, tree.u0));
 }
 
 }  // namespace

@@ -126,6 +126,8 @@ struct MethodInfo {
 
 /// Every method, in the order of the docs' table.
 const std::vector<MethodInfo>& methods();
+/// The registry's row for `name`, or nullptr (a Formulation written outside loopdyn).
+const MethodInfo* find_method(std::string_view name);
 /// The registry's row for `name`; throws ModelError naming the known methods when there is none.
 const MethodInfo& method_info(std::string_view name);
 /// Names of the implemented methods with loop closure (every one but `tree`), for loops over them.
@@ -137,15 +139,17 @@ std::string methods_markdown();
 ///  * `tree` without loops and couplings;
 ///  * `embedding` when every aggregated body (002 §4.2) has at most kSmallAggregatedBody joint
 ///    speeds: its cost is linear in the number of aggregated bodies and cubic in the size of each;
-///  * `rcr` when an aggregated body is larger but its scope (formulations/rcr.hpp: loops coupled
-///    only through a common base) covers the mechanism: it stays linear in the size of the
-///    aggregated body (the spatial ladder of 000 §4.3);
+///  * `rcr` when an aggregated body is larger but its scope (Rcr::out_of_scope: loops coupled
+///    only through a common base, each closable on its own at configuration q) covers the
+///    mechanism: it stays linear in the size of the aggregated body (the spatial ladder of 000 §4.3);
 ///  * `lagrange-dense` otherwise: one aggregated body then holds a large part of the mechanism,
 ///    and embedding's local analyses cost as much as the dense solve without its simplicity;
 ///  * but `embedding` whenever the motion from (q, the model's u0) can reach a change point of the
 ///    loops (change_points.hpp): the Lagrange methods refuse those, and on the IFToMM N-four-bar
 ///    with 40 loops rcr, gcp and nullspace end 1.1e-6 to 1.4e-6 m off while embedding stays within
-///    3e-7 m (docs/results.md).
+///    3e-7 m (docs/results.md). The margin is not robust: the excess is energy lost at the
+///    crossings by round-off amplified near the point, and small changes of the position
+///    tolerance reorder the methods (issue 14).
 struct MethodChoice {
   std::string method;
   std::string reason;

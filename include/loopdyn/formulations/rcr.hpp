@@ -77,7 +77,8 @@ namespace loopdyn {
 
 class Rcr final : public Formulation {
  public:
-  /// Throws ModelError when out_of_scope(model) is not empty.
+  /// Throws ModelError for coupled loops with different base bodies (out_of_scope's structural
+  /// part); loops that must be solved together are found when the first state is completed.
   Rcr(const Model& model, const FormulationSettings& settings);
   /// Why rcr cannot take the model at configuration q, or empty: coupled loops with different base
   /// bodies (the model's structure, checked first), or loops that share their base but must be
