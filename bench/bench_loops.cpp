@@ -20,7 +20,7 @@
 #include <memory>
 #include <string>
 
-#include "loopdyn/constraints.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/generators.hpp"
 
@@ -49,7 +49,7 @@ Case make_case(LadderLayout layout, int cells) {
   Model model = Model::build(mechanism);
   Model open = Model::build(without_loops(mechanism));
   LadderState state = ladder_state(model, cells);
-  const int m = Constraints(model).rows();
+  const int m = model.loops().constraints.rows();
   const int v0 = model.v_index[model.joint_index("lp0_bottom")];
   return Case{layout == LadderLayout::serial ? "serial" : "comb", cells, std::move(model), std::move(open),
               std::move(state), m, v0};

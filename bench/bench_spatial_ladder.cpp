@@ -13,14 +13,14 @@
 //                   make_formulation("rcr", model) succeeds, so that this program runs before `rcr`
 //                   exists and picks it up once it does.
 // The largest L is LOOPDYN_SPATIAL_MAX_CELLS (environment, default 1024): every case is built and
-// every formulation made before the first benchmark runs, Constraints(model) included.
+// every formulation made before the first benchmark runs, the model (its loop structure) included.
 //
 // One timed call = Formulation::accelerations(0, q, u, u̇) at spatial_ladder_state: kinematics,
 // constraints and multipliers recomputed, nothing reused from the previous call except the
 // workspaces make_formulation preallocated; one untimed call is made first (nullspace chooses its
 // partition there). Counters: `check` = u̇ of the first speed of joint post0_top (α̈), `pendulum` =
 // the same from the closed-form 2-dof pendulum (spatial_ladder_pendulum_accelerations), `m` =
-// Constraints(model).rows() (kept constraint rows), `n` = nv. Run bench/run_spatial_ladder.sh for
+// model.loops().constraints.rows() (kept constraint rows), `n` = nv. Run bench/run_spatial_ladder.sh for
 // the tables in docs/performance.md.
 #include <benchmark/benchmark.h>
 
@@ -30,7 +30,7 @@
 #include <memory>
 #include <string>
 
-#include "loopdyn/constraints.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/generators.hpp"
 
@@ -61,7 +61,7 @@ Case make_case(int cells) {
   Model model = Model::build(mechanism);
   Model open = Model::build(without_loops(mechanism));
   SpatialLadderState state = spatial_ladder_state(model, cells);
-  const int m = Constraints(model).rows();
+  const int m = model.loops().constraints.rows();
   return Case{cells, std::move(model), std::move(open), std::move(state), m};
 }
 

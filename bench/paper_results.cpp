@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/aggregation.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/formulations/rcr.hpp"
 #include "loopdyn/generators.hpp"
@@ -30,7 +30,7 @@ Problem load(const std::string& dir, const std::string& name) {
   Model m = Model::build(load_mechanism(dir + "/" + name + ".yaml"));
   VecX q = m.q0, u = m.u0;
   if (m.has_loops()) {
-    const AssemblyResult a = assemble(m, Constraints(m), m.q0, m.u0);
+    const AssemblyResult a = assemble(m, m.loops().constraints, m.q0, m.u0);
     q = a.q;
     u = a.u;
   }
@@ -393,8 +393,8 @@ void embedding_models(const std::string& dir) {
       de = std::max(de, std::abs(e.traj.at(r, "energy") - e.traj.at(0, "energy")));
       dd = std::max(dd, std::abs(d.traj.at(r, "energy") - d.traj.at(0, "energy")));
     }
-    const Aggregation agg = aggregate(p.model);
-    const std::vector<int> free = independent_speeds(p.model, agg, p.q);
+    const Aggregation& agg = p.model.loops().aggregation;
+    const std::vector<int> free = p.model.loops().independent_speeds(p.model, p.q);
     std::string nodes;
     for (std::size_t n = 0; n < agg.nodes.size(); ++n)
       if (agg.nodes[n].aggregated())

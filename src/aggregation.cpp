@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "loopdyn/constraints.hpp"
-#include "loopdyn/linalg.hpp"
 
 namespace loopdyn {
 
@@ -111,29 +109,6 @@ Aggregation aggregate(const Model& m) {
   }
   for (std::size_t k = 0; k < m.couplings.size(); ++k)
     out.nodes[out.node_of_body[m.couplings[k].terms.front().joint]].couplings.push_back(static_cast<int>(k));
-  return out;
-}
-
-std::vector<int> independent_speeds(const Model& model, const Aggregation& a, const VecX& q) {
-  const Constraints cons(model);
-  KinematicsData kin(model);
-  update_positions(model, kin, q);
-  ConstraintData data(model, cons);
-  MatX G(cons.rows(), model.nv);
-  constraint_jacobian(model, cons, kin, data, G);
-  std::vector<int> out;
-  for (std::size_t n = 0; n < a.nodes.size(); ++n) {
-    const AggregatedNode& node = a.nodes[n];
-    std::vector<int> rows, cols;
-    for (int r = 0; r < cons.rows(); ++r) {
-      const ConstraintRow& row = cons.kept()[r];
-      const auto& owners = row.kind == ConstraintRow::Kind::coupling ? node.couplings : node.loop_joints;
-      if (std::find(owners.begin(), owners.end(), row.loop) != owners.end()) rows.push_back(r);
-    }
-    for (int b : node.bodies)
-      for (int k = 0; k < model.nv_joint[b]; ++k) cols.push_back(model.v_index[b] + k);
-    out.push_back(node.nv - numerical_rank(G(rows, cols)).rank);
-  }
   return out;
 }
 

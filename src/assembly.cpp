@@ -10,40 +10,11 @@
 #include <stdexcept>
 
 #include "loopdyn/linalg.hpp"
+#include "loopdyn/loop_structure.hpp"
 
 namespace loopdyn {
 
 namespace {
-
-// Unit quaternion exp(½ w) = [cos(θ/2), sin(θ/2) w/θ], θ = |w|; Taylor series of sin(θ/2)/θ near 0.
-Quat quaternion_exp(const Vec3& w) {
-  const double t = w.norm();
-  const double s = t < 1e-4 ? 0.5 - t * t / 48.0 : std::sin(0.5 * t) / t;
-  return Quat(std::cos(0.5 * t), s * w.x(), s * w.y(), s * w.z());
-}
-
-// q ← q ⊗ exp(½ w) on a stored quaternion [w, x, y, z], re-normalized against round-off.
-void rotate_quaternion(double* q, const Vec3& w) {
-  const Quat r = (Quat(q[0], q[1], q[2], q[3]) * quaternion_exp(w)).normalized();
-  q[0] = r.w(); q[1] = r.x(); q[2] = r.y(); q[3] = r.z();
-}
-
-// V(ω) v of the SE(3) exponential: v + a ω×v + b ω×(ω×v), a = (1 − cos θ)/θ², b = (θ − sin θ)/θ³.
-Vec3 se3_translation(const Vec3& w, const Vec3& v) {
-  const double t = w.norm(), t2 = t * t;
-  double a, b;
-  if (t < 1e-2) {  // series; the first omitted terms are below 3e-17
-    a = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
-    b = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
-  } else {
-    const double h = std::sin(0.5 * t);
-    a = 2.0 * h * h / t2;
-    b = (t - std::sin(t)) / (t2 * t);
-  }
-  const Vec3 wv = w.cross(v);
-  return v + a * wv + b * w.cross(wv);
-}
-
 
 MatX columns_of(const MatX& G, const std::vector<int>& cols) {
   MatX out(G.rows(), static_cast<Eigen::Index>(cols.size()));
@@ -102,7 +73,7 @@ struct Evaluator {
   const Constraints& cons;
   KinematicsData kin;
   ConstraintData data;
-  Evaluator(const Model& m, const Constraints& c) : model(m), cons(c), kin(m), data(m, c) {}
+  Evaluator(const Model& m, const Constraints& c) : model(m), cons(c), kin(m), data(m) {}
 
   VecX phi(const VecX& q) {
     update_positions(model, kin, q);
@@ -158,34 +129,6 @@ std::string worst_loops(const Model& model, const Constraints& cons, const VecX&
 
 }  // namespace
 
-void integrate_q(const Model& model, Eigen::Ref<VecX> q, const VecX& du) {
-  if (q.size() != model.nq || du.size() != model.nv)
-    throw std::invalid_argument("integrate_q: expected q (" + std::to_string(model.nq) + ") and du (" +
-                                std::to_string(model.nv) + "), got " + std::to_string(q.size()) + " and " +
-                                std::to_string(du.size()));
-  for (int i = 0; i < model.nbodies; ++i) integrate_joint_q(model, q, i, du.data() + model.v_index[i]);
-}
-
-void integrate_joint_q(const Model& model, Eigen::Ref<VecX> q, int i, const double* d) {
-  double* qi = q.data() + model.q_index[i];
-  std::visit(
-      [&](const auto& k) {
-        using K = std::decay_t<decltype(k)>;
-        if constexpr (std::is_same_v<K, Spherical>) {
-          rotate_quaternion(qi, Vec3(d[0], d[1], d[2]));  // R ← R Rot(du)
-        } else if constexpr (std::is_same_v<K, Free>) {
-          const Vec3 v(d[0], d[1], d[2]), w(d[3], d[4], d[5]);
-          const Vec3 dp = detail::quaternion_matrix(qi + 3) * se3_translation(w, v);  // p ← p + R V(ω) v
-          for (int c = 0; c < 3; ++c) qi[c] += dp(c);
-          rotate_quaternion(qi + 3, w);
-        } else {
-          static_assert(K::nq == K::nv, "joint with nq != nv needs its own increment");
-          for (int c = 0; c < K::nv; ++c) qi[c] += d[c];  // u = q̇
-        }
-      },
-      model.joints[i].joint);
-}
-
 std::vector<bool> marked_independent_speeds(const Model& model) {
   std::vector<bool> marked;
   for (int i = 0; i < model.nbodies; ++i) {
@@ -216,7 +159,7 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
   // Φ and G on every row, the structurally redundant (dropped) ones included: they are consistent
   // at a closed configuration, and checking them rejects a root of the kept rows on another branch
   // where a loop is not closed. The minimum-norm solves below tolerate the redundancy.
-  const Constraints all = cons.dropped().empty() ? cons : Constraints::unreduced(model);
+  const Constraints& all = cons.dropped().empty() ? cons : model.loops().unreduced;
   if (all.rows() == 0) {
     for (int k = 0; k < nv; ++k) res.independent_speeds.push_back(k);
     return res;

@@ -58,7 +58,7 @@ double largest_offset(const Model& model, const VecX& q, const VecX& q_ref) {
 class Walker {
  public:
   Walker(const Model& model, const Constraints& cons)
-      : model_(model), cons_(cons), kin_(model), data_(model, cons), G_(cons.rows(), model.nv),
+      : model_(model), cons_(cons), kin_(model), data_(model), G_(cons.rows(), model.nv),
         projector_(model, cons) {}
 
   // ρ = σ₂/σ₁ of G at q (σ₁ the largest, σ₂ the smallest after the tangent's zero), the unit

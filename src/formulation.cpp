@@ -11,6 +11,7 @@
 #include "loopdyn/formulations/nullspace.hpp"
 #include "loopdyn/formulations/rcr.hpp"
 #include "loopdyn/formulations/tree.hpp"
+#include "loopdyn/loop_structure.hpp"
 
 namespace loopdyn {
 
@@ -85,15 +86,14 @@ MethodChoice default_method(const Model& model) { return default_method(model, m
 
 MethodChoice default_method(const Model& model, const VecX& q) {
   if (!model.has_loops()) return {"tree", "no loop-closing joints or couplings: the articulated-body algorithm"};
-  const int largest = aggregate(model).largest_nv();
+  const int largest = model.loops().aggregation.largest_nv();
   std::string size = "the largest aggregated body has ";
   size.append(std::to_string(largest)).append(" joint speeds");
   if (largest <= kSmallAggregatedBody)
     return {"embedding", size + " (<= " + std::to_string(kSmallAggregatedBody) +
                              "): constraint embedding, linear in the number of aggregated bodies"};
   size.append(" (> ").append(std::to_string(kSmallAggregatedBody)).append(")");
-  const Constraints constraints(model);
-  for (const ChangePoint& p : survey_change_points(model, constraints, q).points)
+  for (const ChangePoint& p : survey_change_points(model, model.loops().constraints, q).points)
     if (may_reach(model, p, q, model.u0))
       return {"embedding", size + ", but the motion can reach a change point of the loops (" + describe(model, p) +
                                "): embedding is the method within IFToMM's bound on the 40-loop N-four-bar (docs/results.md)"};

@@ -23,7 +23,7 @@ Eigen::Index worst(const VecX& x) {
 }  // namespace
 
 Projector::Projector(const Model& model, const Constraints& constraints, const ProjectionSettings& settings)
-    : model_(model), constraints_(constraints), settings_(settings), kin_(model), cons_data_(model, constraints_),
+    : model_(model), constraints_(constraints), settings_(settings), kin_(model), cons_data_(model),
       crba_(model), M_(model.nv, model.nv), mass_llt_(model.nv), G_(constraints_.rows(), model.nv),
       Y_(model.nv, constraints_.rows()), A_(constraints_.rows(), constraints_.rows()), solver_(constraints_.rows(), settings.rank_tolerance),
       phi_(constraints_.rows()), r_(constraints_.rows()), mu_(constraints_.rows()), dx_(model.nv), total_(model.nv) {
@@ -122,7 +122,7 @@ void check_consistent(const Model& model, const Constraints& constraints, const 
   if (m == 0) return;
   KinematicsData kin(model);
   update_positions(model, kin, q);
-  ConstraintData d(model, constraints);
+  ConstraintData d(model);
   VecX phi(m);
   MatX G(m, model.nv);
   constraint_position(model, constraints, kin, d, phi);

@@ -25,7 +25,7 @@ void check_size(const char* what, Eigen::Index actual, Eigen::Index expected) {
 }  // namespace
 
 Reactions::Reactions(const Model& model, const Constraints& constraints)
-    : model_(model), constraints_(constraints), kin_(model), cons_data_(model, constraints_), forces_(model),
+    : model_(model), constraints_(constraints), kin_(model), cons_data_(model), forces_(model),
       rnea_(model), phi_(constraints_.rows()), tau_(model.nv), fext_(6, model.nbodies),
       loop_world_(6, model.loop_joints.size()), wrenches_(6, model.nbodies + model.loop_joints.size()) {}
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "loopdyn/loop_structure.hpp"
+
 namespace loopdyn {
 
 int Trajectory::column(std::string_view name) const {
@@ -25,8 +27,8 @@ std::vector<double> output_times(double t_end, double output_dt) {
 }
 
 Simulator::Simulator(const Model& model, Formulation& formulation, const SimulationSettings& settings)
-    : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(model),
-      constraint_data_(model, constraints_), phi_(constraints_.rows()), G_(constraints_.rows(), model.nv),
+    : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(model.loops().constraints),
+      constraint_data_(model), phi_(constraints_.rows()), G_(constraints_.rows(), model.nv),
       q_(model.nq), u_(model.nv), udot_(model.nv) {
   if (settings_.reactions) {
     // A formulation outside the registry is checked by Reactions::compute (the size of λ).

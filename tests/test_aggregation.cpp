@@ -7,6 +7,7 @@
 #include <set>
 
 #include "loopdyn/generators.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {
@@ -92,7 +93,7 @@ void expect_valid(const Model& m, const Aggregation& a) {
 
 TEST(Aggregation, TreeKeepsEverySingleBody) {
   const Model m = Model::build(test::random_tree(3, 9, 2));
-  const Aggregation a = aggregate(m);
+  const Aggregation a = m.loops().aggregation;
   expect_valid(m, a);
   ASSERT_EQ(static_cast<int>(a.nodes.size()), m.nbodies);
   for (int b = 0; b < m.nbodies; ++b) {
@@ -105,7 +106,7 @@ TEST(Aggregation, TreeKeepsEverySingleBody) {
 // 002 Fig. 4: a cut-edge to ground aggregates every ancestor of the other body.
 TEST(Aggregation, CutEdgeToGroundAggregatesTheWholeChain) {
   const Model m = test::load_model("fourbar_anderson");  // ground-crank-coupler-rocker, rocker cut to ground
-  const Aggregation a = aggregate(m);
+  const Aggregation a = m.loops().aggregation;
   expect_valid(m, a);
   ASSERT_EQ(a.nodes.size(), 1u);
   EXPECT_EQ(names(m, a.nodes[0]), (std::set<std::string>{"crank", "coupler", "rocker"}));
@@ -121,7 +122,7 @@ TEST(Aggregation, BodiesOutsideTheLoopStaySingleAndHangFromTheAggregate) {
   mech.add_body("bob", 1.0, Vec3(0, -0.5, 0), Mat3::Identity() * 0.01);
   mech.add_joint("bob_pin", JointType::revolute, mech.joints[1].child, "bob").axis = Vec3::UnitZ();
   const Model m = Model::build(mech);
-  const Aggregation a = aggregate(m);
+  const Aggregation a = m.loops().aggregation;
   expect_valid(m, a);
   ASSERT_EQ(a.nodes.size(), 2u);
   EXPECT_EQ(a.nodes[0].bodies.size(), 3u);
@@ -137,7 +138,7 @@ TEST(Aggregation, PlanarLadderAggregatesEachCellOnItsOwn) {
   for (LadderLayout layout : {LadderLayout::serial, LadderLayout::comb, LadderLayout::comb_parents_first}) {
     for (int cells : {1, 2, 5, 16}) {
       const Model m = Model::build(ladder_mechanism(cells, layout));
-      const Aggregation a = aggregate(m);
+      const Aggregation a = m.loops().aggregation;
       expect_valid(m, a);
       ASSERT_EQ(static_cast<int>(a.nodes.size()), cells) << cells;
       EXPECT_EQ(a.largest_nv(), 3);
@@ -157,7 +158,7 @@ TEST(Aggregation, PlanarLadderAggregatesEachCellOnItsOwn) {
 // A gear between two wheels on ground (002 §5.1): both axles in one aggregated body.
 TEST(Aggregation, GearCouplesItsJointsIntoOneAggregate) {
   const Model m = test::load_model("geared_pair");
-  const Aggregation a = aggregate(m);
+  const Aggregation a = m.loops().aggregation;
   expect_valid(m, a);
   ASSERT_EQ(a.nodes.size(), 1u);
   EXPECT_EQ(a.nodes[0].couplings, std::vector<int>{0});
@@ -179,7 +180,7 @@ TEST(Aggregation, GearOnParentAndChildJointsIncludesTheParent) {
   gear.terms = {{"jb", 1.0}, {"jc", 2.0}};
   mech.couplings.push_back(gear);
   const Model m = Model::build(mech);
-  const Aggregation a = aggregate(m);
+  const Aggregation a = m.loops().aggregation;
   expect_valid(m, a);
   ASSERT_EQ(a.nodes.size(), 2u);
   EXPECT_EQ(names(m, a.nodes[0]), std::set<std::string>{"a"});
@@ -192,13 +193,13 @@ TEST(Aggregation, GearOnParentAndChildJointsIncludesTheParent) {
 TEST(Aggregation, CoupledLoopsMergeAndRandomMechanismsStayValid) {
   const test::ClosedCase coupled = test::closed_loops(7, 7, 2, 0);
   const Model m = Model::build(coupled.mechanism);
-  const Aggregation a = aggregate(m);
+  const Aggregation a = m.loops().aggregation;
   expect_valid(m, a);
   const int node = a.node_of_body[m.loop_joints[0].child >= 0 ? m.loop_joints[0].child : m.loop_joints[0].parent];
   EXPECT_EQ(a.nodes[node].loop_joints.size(), 2u);
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     const Model r = Model::build(test::closed_loops(seed, 12, 1 + static_cast<int>(seed % 4), static_cast<int>(seed)).mechanism);
-    expect_valid(r, aggregate(r));
+    expect_valid(r, r.loops().aggregation);
   }
 }
 

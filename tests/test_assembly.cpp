@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "loopdyn/io/model_file.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "cli_support.hpp"
 #include "test_support.hpp"
 
@@ -107,11 +108,11 @@ TEST(IntegrateQ, FreeMovesByTheSe3Exponential) {
 
 struct Check {
   const Model& m;
-  Constraints all, kept;
+  const Constraints &all, &kept;
   KinematicsData kin;
   ConstraintData d;
   explicit Check(const Model& model)
-      : m(model), all(Constraints::unreduced(model)), kept(model), kin(model), d(model, all) {}
+      : m(model), all(model.loops().unreduced), kept(model.loops().constraints), kin(model), d(model) {}
   double phi(const VecX& q) {
     update_positions(m, kin, q);
     VecX out(all.rows());
@@ -163,7 +164,7 @@ TEST(Assembly, FourBarWithTheCrankFixedClosesToTheParallelogram) {
   u0.setZero();
   u0(A) = 1.5;
   u0(B) = 0.3;  // dependent: overwritten
-  const AssemblyResult r = assemble(m, Constraints(m), m.q0, u0, s);
+  const AssemblyResult r = assemble(m, m.loops().constraints, m.q0, u0, s);
   std::printf("four-bar (crank fixed): %d iterations, |Phi| = %.2e, |G u| = %.2e\n", r.iterations,
               r.position_residual, r.velocity_residual);
   Check c(m);
@@ -191,7 +192,7 @@ TEST(Assembly, FourBarKeepsWhicheverJointIsFixed) {
     s.fixed_speeds.assign(m.nv, false);
     s.fixed_speeds[k] = true;
     const VecX u0 = VecX::Constant(m.nv, 0.8);
-    const AssemblyResult r = assemble(m, Constraints(m), m.q0, u0, s);
+    const AssemblyResult r = assemble(m, m.loops().constraints, m.q0, u0, s);
     EXPECT_EQ(r.independent_speeds, std::vector<int>{k}) << fixed;
     EXPECT_EQ(r.q(k), m.q0(k)) << fixed;
     EXPECT_EQ(r.u(k), 0.8) << fixed;
@@ -200,7 +201,7 @@ TEST(Assembly, FourBarKeepsWhicheverJointIsFixed) {
     EXPECT_LE((c.G(r.q) * r.u).cwiseAbs().maxCoeff(), 1e-12) << fixed;
   }
   // Automatic partition: one independent speed, the rest closes the loop.
-  const AssemblyResult r = assemble(m, Constraints(m), m.q0, VecX::Ones(m.nv));
+  const AssemblyResult r = assemble(m, m.loops().constraints, m.q0, VecX::Ones(m.nv));
   EXPECT_EQ(r.independent_speeds.size(), 1u);
   EXPECT_LE(r.position_residual, 1e-12);
 }
@@ -209,7 +210,7 @@ TEST(Assembly, LoopThatCannotCloseNamesTheLoop) {
   // Crank, coupler and rocker of 0.5 m cannot span a 3 m ground link.
   const Model m = Model::build(four_bar(0.5, 0.5, 0.5, 3, {0.3, -0.2, 2.0}));
   try {
-    assemble(m, Constraints(m), m.q0, m.u0);
+    assemble(m, m.loops().constraints, m.q0, m.u0);
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
@@ -222,7 +223,7 @@ TEST(Assembly, LoopThatCannotCloseNamesTheLoop) {
 
 TEST(Assembly, RejectsWrongSizes) {
   const Model m = Model::build(four_bar(1, 1, 1, 1, {M_PI / 2, -M_PI / 2, M_PI / 2}));
-  const Constraints c(m);
+  const Constraints& c = m.loops().constraints;
   EXPECT_THROW(assemble(m, c, VecX::Zero(m.nq + 1), m.u0), std::invalid_argument);
   EXPECT_THROW(assemble(m, c, m.q0, VecX::Zero(m.nv - 1)), std::invalid_argument);
   AssemblySettings s;
@@ -234,7 +235,7 @@ TEST(Assembly, TreeWithoutLoopsIsReturnedAsGiven) {
   const Model m = Model::build(test::random_tree(3, 6));
   std::mt19937_64 rng(3);
   const VecX q = test::random_q(m, rng), u = test::random_vector(m.nv, rng);
-  const AssemblyResult r = assemble(m, Constraints(m), q, u);
+  const AssemblyResult r = assemble(m, m.loops().constraints, q, u);
   EXPECT_EQ(r.iterations, 0);
   EXPECT_TRUE(near(r.q, q, 1e-15));
   EXPECT_EQ(r.u, u);
@@ -304,7 +305,7 @@ TEST(Assembly, RandomSpatialLoopsCloseFromPerturbedConfigurations) {
     for (int k = 0; k < 3; ++k) loops.push_back(types[(seed + 2 * k) % types.size()]);
     const ClosedMechanism cm = closable_loops(seed, loops);
     const Model m = Model::build(cm.mech);
-    const Constraints cons(m);
+    const Constraints& cons = m.loops().constraints;
     Check c(m);
     ASSERT_LE(c.phi(cm.q_star), 1e-13) << "seed " << seed;  // the construction closes the loops
 

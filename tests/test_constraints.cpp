@@ -1,6 +1,6 @@
 // Loop-closure constraints: Φ, G and γ against each other by finite differences, and against the
 // joints' own motion (a loop joint that duplicates a tree joint is satisfied identically).
-#include "loopdyn/constraints.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {
@@ -33,7 +33,7 @@ struct Eval {
   Constraints cons;
   ConstraintData d;
   KinematicsData kin;
-  Eval(const Model& model, Constraints c) : m(model), cons(std::move(c)), d(model, cons), kin(model) {}
+  Eval(const Model& model, Constraints c) : m(model), cons(std::move(c)), d(model), kin(model) {}
   void at(const VecX& q, const VecX& u) {
     update_positions(m, kin, q);
     update_velocities(m, kin, q, u);
@@ -65,7 +65,7 @@ constexpr double h = 1e-6, fd_tol = 1e-7;
 TEST(Constraints, JacobianIsTheDerivativeOfThePositionError) {
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
     const Model m = Model::build(random_loops(seed));
-    Eval e(m, Constraints::unreduced(m));
+    Eval e(m, m.loops().unreduced);
     ASSERT_EQ(e.cons.rows(), 5 + 5 + 4 + 4 + 3 + 3 + 0 + 6);
     std::mt19937_64 rng(seed);
     const VecX q = test::random_q(m, rng);
@@ -82,7 +82,7 @@ TEST(Constraints, JacobianIsTheDerivativeOfThePositionError) {
 TEST(Constraints, BiasIsTheVelocityProductOfTheSecondDerivative) {
   for (std::uint64_t seed = 20; seed < 32; ++seed) {
     const Model m = Model::build(random_loops(seed));
-    Eval e(m, Constraints::unreduced(m));
+    Eval e(m, m.loops().unreduced);
     std::mt19937_64 rng(seed);
     const VecX q = test::random_q(m, rng), u = test::random_vector(m.nv, rng);
     const VecX fd = (e.G(test::moved(m, q, u, h)) * u - e.G(test::moved(m, q, u, -h)) * u) / (2 * h);
@@ -106,24 +106,24 @@ TEST(Constraints, DuplicateOfATreeJointIsSatisfiedIdentically) {
     }
     const Model m = Model::build(mech);
     ASSERT_EQ(m.loop_joints.size(), tree_joints);
-    Eval e(m, Constraints::unreduced(m));
+    Eval e(m, m.loops().unreduced);
     std::mt19937_64 rng(seed);
     const VecX q = test::random_q(m, rng), u = test::random_vector(m.nv, rng);
     EXPECT_TRUE(near(e.phi(q), VecX::Zero(e.cons.rows()), 1e-14)) << "seed " << seed;
     EXPECT_TRUE(near(e.G(q) * u, VecX::Zero(e.cons.rows()), 1e-13)) << "seed " << seed;
     EXPECT_TRUE(near(e.gamma(q, u), VecX::Zero(e.cons.rows()), 1e-13)) << "seed " << seed;
     // Every row is dependent (G ≡ 0): all are structurally redundant.
-    EXPECT_EQ(Constraints(m).rows(), 0) << "seed " << seed;
+    EXPECT_EQ(m.loops().constraints.rows(), 0) << "seed " << seed;
   }
 }
 
 TEST(Constraints, DroppingRedundantRowsKeepsTheRank) {
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     const Model m = Model::build(random_loops(seed));
-    const Constraints cons(m);
+    const Constraints& cons = m.loops().constraints;
     std::mt19937_64 rng(seed);
     const VecX q = test::random_q(m, rng);
-    const int full = constraint_rank(m, Constraints::unreduced(m), q).rank;
+    const int full = constraint_rank(m, m.loops().unreduced, q).rank;
     EXPECT_EQ(constraint_rank(m, cons, q).rank, full) << "seed " << seed;
     EXPECT_EQ(cons.rows(), full) << "seed " << seed;  // kept rows are independent
     EXPECT_EQ(cons.rows() + static_cast<int>(cons.dropped().size()), 30);

@@ -11,7 +11,7 @@
 
 #include "loopdyn/generators.hpp"
 #include "loopdyn/assembly.hpp"
-#include "loopdyn/constraints.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 #include "test_support.hpp"
@@ -163,7 +163,7 @@ TEST(Ladder, StateClosesEveryLoopWithMobilityL) {
       EXPECT_LE(phi.cwiseAbs().maxCoeff(), 1e-12);
       EXPECT_LE((G * s.u).cwiseAbs().maxCoeff(), 1e-12);
       EXPECT_EQ(phi.size(), 2 * L);  // 3 of the 5 rows of each planar revolute closure are redundant
-      EXPECT_EQ(constraint_rank(m, Constraints(m), s.q).dof, L);
+      EXPECT_EQ(constraint_rank(m, m.loops().constraints, s.q).dof, L);
     }
   }
 }
@@ -205,8 +205,8 @@ TEST(Ladder, LayoutsGiveTheSameGeometry) {
 VecX qdd_at_rest(const Model& m, const VecX& q) {
   KinematicsData kin(m);
   update_positions(m, kin, q);
-  const Constraints cons(m);
-  ConstraintData cd(m, cons);
+  const Constraints& cons = m.loops().constraints;
+  ConstraintData cd(m);
   MatX G(cons.rows(), m.nv);
   constraint_jacobian(m, cons, kin, cd, G);
   const Eigen::JacobiSVD<MatX> svd(G, Eigen::ComputeFullV);
@@ -300,10 +300,10 @@ TEST(SpatialLadder, StateClosesEveryLoopWithTwoDof) {
     const auto [phi, G, gamma] = test::constraint_values(m, s.q, s.u);
     EXPECT_LE(phi.cwiseAbs().maxCoeff(), 1e-12);
     EXPECT_LE((G * s.u).cwiseAbs().maxCoeff(), 1e-12);
-    const Constraints all = Constraints::unreduced(m);
+    const Constraints& all = m.loops().unreduced;
     KinematicsData kin(m);
     update_positions(m, kin, s.q);
-    ConstraintData cd(m, all);
+    ConstraintData cd(m);
     VecX phi_all(all.rows());
     MatX G_all(all.rows(), m.nv);
     constraint_position(m, all, kin, cd, phi_all);
@@ -316,7 +316,7 @@ TEST(SpatialLadder, StateClosesEveryLoopWithTwoDof) {
     EXPECT_EQ(r.dof, 2);
     // The structural check, decided at closed configurations, drops one row per cell and keeps
     // 4L rows of rank 4L (more sizes in KeptRowsKeepTwoDofAtLargeL).
-    const Constraints kept(m);
+    const Constraints& kept = m.loops().constraints;
     EXPECT_EQ(kept.rows(), 4 * L);
     EXPECT_EQ(constraint_rank(m, kept, s.q).dof, 2);
   }
@@ -369,14 +369,14 @@ TEST(SpatialLadder, AccelerationsAreThoseOfTheTwoDofPendulum) {
 
 // The dependency of one row per cell holds only on the closed manifold (generators.hpp,
 // "Constraint rows"): a redundancy check at open configurations kept 4L + 1 rows and, from L = 5
-// on, a set that lost rank on the manifold (DOF 4 at L = 8). Constraints decides at closed
+// on, a set that lost rank on the manifold (DOF 4 at L = 8). structural_reduction decides at closed
 // configurations: 4L kept rows of rank 4L at every L, and the formulations see the pendulum.
 TEST(SpatialLadder, KeptRowsKeepTwoDofAtLargeL) {
   for (int L : {1, 2, 3, 4, 5, 6, 7, 8, 16, 64}) {
     SCOPED_TRACE("L = " + std::to_string(L));
     const Model m = Model::build(spatial_ladder_mechanism(L));
     const SpatialLadderState s = spatial_ladder_state(m, L);
-    const Constraints cons(m);
+    const Constraints& cons = m.loops().constraints;
     EXPECT_EQ(cons.rows(), 4 * L);
     EXPECT_EQ(static_cast<int>(cons.dropped().size()), L);
     EXPECT_EQ(constraint_rank(m, cons, s.q).dof, 2);
@@ -415,7 +415,7 @@ TEST(SpatialLadder, AssemblyFromATiltLandsOnThePendulumFamily) {
     AssemblySettings settings;
     settings.fixed_speeds.assign(m.nv, false);
     settings.fixed_speeds[m.v_index[p0]] = settings.fixed_speeds[m.v_index[p0] + 1] = true;
-    const AssemblyResult a = assemble(m, Constraints(m), q0, VecX::Zero(m.nv), settings);
+    const AssemblyResult a = assemble(m, m.loops().constraints, q0, VecX::Zero(m.nv), settings);
     EXPECT_EQ(a.independent_speeds, (std::vector<int>{m.v_index[p0], m.v_index[p0] + 1}));
     EXPECT_LE((a.q - spatial_ladder_state(m, L).q).cwiseAbs().maxCoeff(), 1e-10);
   }

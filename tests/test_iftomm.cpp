@@ -18,7 +18,7 @@
 #include "andrews.hpp"
 #include "iftomm_cases.hpp"
 #include "loopdyn/change_points.hpp"
-#include "loopdyn/constraints.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/forces.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/iftomm.hpp"
@@ -110,7 +110,7 @@ TEST(IftommA02, SurveyFindsBothHorizontalChangePointsOnTheClosedCurve) {
   // on the ground line at crank angles 0 and π, where each loop's two planar rows fall to one.
   const reference::BenchmarkCase c = reference::a02_case(2, 10.0);
   const Model model = Model::build(c.mechanism);
-  const ChangePointSurvey survey = survey_change_points(model, Constraints(model), model.q0);
+  const ChangePointSurvey survey = survey_change_points(model, model.loops().constraints, model.q0);
   ASSERT_TRUE(survey.walked) << survey.why_not;
   EXPECT_TRUE(survey.closed);
   ASSERT_EQ(survey.points.size(), 2u);
@@ -292,14 +292,14 @@ TEST_F(IftommA04, ReferenceConservesEnergyAndHoldsTheJoints) {
 }
 
 TEST_F(IftommA04, KeptRowsStayRegularAlongTheMotion) {
-  // The mechanism is regular at mid-swing; the kept rows must be too (Constraints picks rows
+  // The mechanism is regular at mid-swing; the kept rows must be too (structural_reduction picks rows
   // independent along the whole motion; a pivoted QR at t = 0 picked rows of rank 3 there).
   const Model model = Model::build(c_->mechanism);
-  const Constraints cons(model);
+  const Constraints& cons = model.loops().constraints;
   ASSERT_EQ(cons.rows(), 4);
   const Trajectory traj = simulate(model, "rcr", *c_);
   KinematicsData kin(model);
-  ConstraintData d(model, cons);
+  ConstraintData d(model);
   MatX G(cons.rows(), model.nv);
   double smallest = 1e300;
   for (const VecX& row : traj.rows) {
@@ -461,7 +461,7 @@ TEST(IftommParkSingular, LoopMethodsFollowTheExactMotionThroughTheChangePointOrR
 TEST(IftommFivebar, SurveyDoesNotWalkTwoDegreesOfFreedom) {
   // Its configurations form a surface, not a curve: the survey says so instead of guessing.
   const Model model = Model::build(reference::fivebar_case(kModels, 1.0).mechanism);
-  const ChangePointSurvey survey = survey_change_points(model, Constraints(model), model.q0);
+  const ChangePointSurvey survey = survey_change_points(model, model.loops().constraints, model.q0);
   EXPECT_FALSE(survey.walked);
   EXPECT_NE(survey.why_not.find("leave 2 degrees of freedom"), std::string::npos) << survey.why_not;
 }

@@ -4,6 +4,7 @@
 
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/io/model_file.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/simulator.hpp"
 #include "test_support.hpp"
 
@@ -21,7 +22,7 @@ struct Case {
 
 Case assembled(std::string name, const Mechanism& mech, bool conservative) {
   Model m = Model::build(mech);
-  const AssemblyResult a = assemble(m, Constraints(m), m.q0, m.u0);
+  const AssemblyResult a = assemble(m, m.loops().constraints, m.q0, m.u0);
   return {std::move(name), std::move(m), a.q, a.u, conservative};
 }
 
@@ -64,7 +65,7 @@ TEST(LoopTrajectories, RandomCaseHasTwoCoupledLoops) {
   int shared = 0;
   for (int i : p0) shared += static_cast<int>(p1.count(i));
   EXPECT_GE(shared, 3);
-  EXPECT_EQ(constraint_rank(c.model, Constraints(c.model), c.q).dof, 2);
+  EXPECT_EQ(constraint_rank(c.model, c.model.loops().constraints, c.q).dof, 2);
 }
 
 // All agree after 5 s at rtol = atol = 1e-10: dopri5's global error here is ~1e-9 (see

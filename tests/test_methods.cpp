@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "loopdyn/constraints.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/formulations/tree.hpp"
 #include "loopdyn/simulator.hpp"
@@ -55,7 +55,7 @@ TEST(Methods, ScopeCheckAgreesWithTheFormulation) {
 // `multipliers` is true exactly for the methods that report one multiplier per kept row.
 TEST(Methods, MultipliersFlagAgreesWithTheFormulation) {
   const test::LoopState c = test::assembled_state("fourbar_anderson", 3);
-  const int rows = Constraints(c.model).rows();
+  const int rows = c.model.loops().constraints.rows();
   ASSERT_GT(rows, 0);
   for (const std::string& name : loop_methods()) {
     auto f = make_formulation(name, c.model);

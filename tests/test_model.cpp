@@ -1,6 +1,6 @@
 // Model building: spanning tree, numbering, coordinate layout, loops, DOF, C++-builder errors.
 #include "loopdyn/formulation.hpp"
-#include "loopdyn/constraints.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {
@@ -30,12 +30,34 @@ TEST(Model, FourBarLoopFoundCountedAndRanked) {
     EXPECT_EQ(m.nv, 3);
     // Grübler–Kutzbach in space: 6·3 − 4·5 = −2 (the planar loop's 3 redundant rows make it wrong).
     EXPECT_EQ(m.dof_gruebler, -2);
-    const Constraints cons(m);
+    const Constraints& cons = m.loops().constraints;
     EXPECT_EQ(cons.rows(), 2);  // the 3 out-of-plane rows of a planar loop are structurally redundant
     EXPECT_EQ(cons.dropped().size(), 3u);
     const RankInfo r = constraint_rank(m, cons, m.q0);
     EXPECT_EQ(r.rank, 2);
     EXPECT_EQ(r.dof, 1);
+  }
+}
+
+// The loop structure is built once, by Model::build: copies of the model share it (a formulation
+// made from a copy reads the same rows), its kept and dropped rows partition every row, and a
+// Model made without build() says so instead of reading a null structure.
+TEST(Model, LoopStructureIsBuiltOnceAndShared) {
+  const Model m = Model::build(four_bar(true));
+  const Model copy = m;
+  EXPECT_EQ(&copy.loops(), &m.loops());
+  const LoopStructure& s = m.loops();
+  EXPECT_EQ(s.unreduced.rows(), 5);  // revolute loop joint: 6 − 1 rows
+  EXPECT_TRUE(s.unreduced.dropped().empty());
+  EXPECT_EQ(s.constraints.rows() + static_cast<int>(s.constraints.dropped().size()), s.unreduced.rows());
+  ASSERT_EQ(s.aggregation.nodes.size(), 1u);  // the whole four-bar is one aggregated body
+  EXPECT_EQ(s.aggregation.nodes[0].loop_joints, std::vector<int>{0});
+  const Model bare;
+  try {
+    (void)bare.loops();
+    ADD_FAILURE() << "expected std::logic_error";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("Model::build"), std::string::npos) << e.what();
   }
 }
 
@@ -46,7 +68,7 @@ TEST(Model, PinnedCutJointIsNotInTheTree) {
   ASSERT_EQ(m.loop_joints.size(), 1u);
   EXPECT_EQ(m.loop_joints[0].name, "D");
   EXPECT_EQ(m.joints[m.body_index("rocker")].name, "C");
-  EXPECT_EQ(constraint_rank(m, Constraints(m), m.q0).dof, 1);
+  EXPECT_EQ(constraint_rank(m, m.loops().constraints, m.q0).dof, 1);
 }
 
 TEST(Model, CoordinateNamesFollowTheCsvContract) {

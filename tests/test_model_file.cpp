@@ -14,6 +14,7 @@
 
 #include "loopdyn/generators.hpp"
 #include "loopdyn/io/model_file.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/model.hpp"
 
 namespace {

@@ -9,6 +9,7 @@
 
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/generators.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/projection.hpp"
 #include "loopdyn/reactions.hpp"
 #include "loopdyn/tree_dynamics.hpp"
@@ -78,7 +79,7 @@ TEST(NoAllocation, LoopFormulationsProjectionAndReactionsAllocateNothingPerCall)
   for (int seed = 0; seed < 4; ++seed) {
     const test::ClosedCase c = test::closed_loops(300 + seed, 7, 2, seed);
     const Model m = Model::build(c.mechanism);
-    const Constraints cons(m);
+    const Constraints& cons = m.loops().constraints;
     for (const char* method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding"}) {
       auto f = make_formulation(method, m);
       VecX q = c.q, u = c.u, udot(m.nv);

@@ -13,7 +13,7 @@
 #include <utility>
 #include <variant>
 
-#include "loopdyn/constraints.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/kinematics.hpp"
@@ -63,15 +63,15 @@ Closure closure_at(const Model& m, const VecX& q, const VecX& u) {
   update_positions(m, kin, q);
   update_velocities(m, kin, q, u);
   Closure c;
-  const Constraints cons(m);
-  ConstraintData d(m, cons);
+  const Constraints& cons = m.loops().constraints;
+  ConstraintData d(m);
   c.phi.resize(cons.rows());
   constraint_position(m, cons, kin, d, c.phi);
   MatX G(cons.rows(), m.nv);
   constraint_jacobian(m, cons, kin, d, G);
   c.velocity = G * u;
-  const Constraints all = Constraints::unreduced(m);
-  ConstraintData d_all(m, all);
+  const Constraints& all = m.loops().unreduced;
+  ConstraintData d_all(m);
   c.phi_all.resize(all.rows());
   constraint_position(m, all, kin, d_all, c.phi_all);
   return c;
@@ -106,7 +106,7 @@ TEST_P(PaperModel, InitialStateClosesTheLoops) {
 TEST_P(PaperModel, DofAndRedundancyAreThePapers) {
   const Expected& e = GetParam();
   const Model m = Model::build(load_mechanism(models_dir + e.file));
-  const Constraints cons(m);
+  const Constraints& cons = m.loops().constraints;
   EXPECT_EQ(cons.rows() + static_cast<int>(cons.dropped().size()), e.rows);
   EXPECT_EQ(static_cast<int>(cons.dropped().size()), e.redundant);
   const RankInfo rank = constraint_rank(m, cons, m.q0);
@@ -175,11 +175,11 @@ TEST(PaperModelData, ParkSingularCasePassesAFoldedConfiguration) {
   EXPECT_DOUBLE_EQ(m.q0(m.q_index[m.joint_index("rocker_pivot")]), m.q0(m.q_index[m.joint_index("crank_pivot")]));
   const VecX folded = VecX::Zero(m.nq);
   EXPECT_LT(max_abs(closure_at(m, folded, VecX::Zero(m.nv)).phi_all), 1e-15);
-  const Constraints cons(m);
+  const Constraints& cons = m.loops().constraints;
   EXPECT_EQ(constraint_rank(m, cons, folded).dof, 2);
   // The regular case (a drag link, which never folds) starts with full rank too.
   const Model r = Model::build(load_mechanism(models_dir + "fourbar_park_regular.yaml"));
-  EXPECT_EQ(constraint_rank(r, Constraints(r), r.q0).dof, 1);
+  EXPECT_EQ(constraint_rank(r, r.loops().constraints, r.q0).dof, 1);
 }
 
 // Paper 001 §4.3: m = 2, 1, 1 kg; J1 = (4, 2, 2), J2 = (0.01, 12.4, 12.4), J3 = (4.54, 4.54, 0.01)
@@ -210,10 +210,10 @@ TEST(PaperModelData, ParkSpatialFourBar) {
   // The coupler cannot spin about its own axis: no idle freedom (rank-based DOF is 1, tested
   // above); and the start is well away from a singular configuration.
   const Model model = Model::build(m);
-  const Constraints cons(model);
+  const Constraints& cons = model.loops().constraints;
   KinematicsData kin(model);
   update_positions(model, kin, model.q0);
-  ConstraintData d(model, cons);
+  ConstraintData d(model);
   MatX G(cons.rows(), model.nv);
   constraint_jacobian(model, cons, kin, d, G);
   const Eigen::JacobiSVD<MatX> svd(G);
@@ -286,8 +286,8 @@ TEST(PaperModelData, GearedPair) {
   const Model m = Model::build(mech);
   EXPECT_EQ(m.nq, 2);
   EXPECT_TRUE(m.has_loops());  // the gear is a constraint row
-  EXPECT_EQ(Constraints(m).rows(), 1);
-  EXPECT_EQ(constraint_rank(m, Constraints(m), m.q0).dof, 1);
+  EXPECT_EQ(m.loops().constraints.rows(), 1);
+  EXPECT_EQ(constraint_rank(m, m.loops().constraints, m.q0).dof, 1);
   double position = -gear.value, speed = 0.0;
   for (const auto& t : gear.terms) {
     const int j = m.joint_index(t.joint);

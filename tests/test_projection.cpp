@@ -2,6 +2,7 @@
 // residuals after projection, the M-metric minimality of the corrections against an independent
 // null-space solve, rank-deficient and redundant rows, failures and their messages, and the
 // Simulator's drift with and without projection.
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/projection.hpp"
 
 #include <Eigen/SVD>
@@ -73,7 +74,7 @@ TEST(Projection, PerturbedStatesEndOnTheManifoldWithinTheTolerances) {
     ASSERT_GT(inf_norm(before.G * u), 1e-5) << s.name;
 
     const ProjectionSettings settings;
-    Projector p(m, Constraints(m), settings);
+    Projector p(m, m.loops().constraints, settings);
     p.project(0.5, q, u);
     const auto after = test::constraint_values(m, q, u);
     EXPECT_TRUE(q.allFinite() && u.allFinite()) << s.name;
@@ -104,7 +105,7 @@ TEST(Projection, VelocityCorrectionIsTheMassOrthogonalProjectionOntoKerG) {
     std::mt19937_64 rng(23);
     const VecX u0 = s.u + test::random_vector(m.nv, rng, 0.5);
     VecX u = u0;
-    Projector p(m, Constraints(m));
+    Projector p(m, m.loops().constraints);
     p.project_velocities(s.q, u);
     const auto [phi, G, gamma] = test::constraint_values(m, s.q, u);
     const MatX M = mass_matrix(m, s.q), N = null_space(G);
@@ -136,7 +137,7 @@ TEST(Projection, PositionCorrectionIsMassOrthogonalToFirstOrder) {
     const VecX q_before = q;
     const auto before = test::constraint_values(m, q_before, s.u);
     const MatX M = mass_matrix(m, q_before), N = null_space(before.G);
-    Projector p(m, Constraints(m));
+    Projector p(m, m.loops().constraints);
     EXPECT_GE(p.project_positions(0.0, q), 1);
     const VecX dq = q - q_before;
     // The first Newton step is exactly M⁻¹G(q_before)ᵀμ; the later ones are O(δ²) = 1e-10 against
@@ -162,7 +163,7 @@ TEST(Projection, GearCouplingIsProjectedWithTheHandComputedMassWeights) {
   q(m.q_index[w2]) -= e;  // −2 q1 − q2 = e
   u(m.v_index[w2]) += 0.4;  // −2 u1 − u2 = −0.4
   const VecX q_before = q, u_before = u;
-  Projector p(m, Constraints(m));
+  Projector p(m, m.loops().constraints);
   p.project(0.0, q, u);
   // A few flops on O(1) values: 1e-14.
   EXPECT_NEAR(q(m.q_index[w1]) - q_before(m.q_index[w1]), 0.1 * e, 1e-14);
@@ -175,7 +176,7 @@ TEST(Projection, GearCouplingIsProjectedWithTheHandComputedMassWeights) {
 TEST(Projection, StateOnTheManifoldIsLeftUnchanged) {
   for (const State& s : closed_states()) {
     VecX q = s.q, u = s.u;
-    Projector p(s.model, Constraints(s.model));
+    Projector p(s.model, s.model.loops().constraints);
     p.project(1.0, q, u);
     // Exactly unchanged: no correction is computed when the residuals are within the tolerances.
     EXPECT_EQ(q, s.q) << s.name;
@@ -201,12 +202,12 @@ TEST(Projection, SingularDeadCentreGivesFiniteMinimumNormCorrections) {
   const VecX u0 = (VecX(3) << 1.0, 0.3, -0.5).finished();
   const auto dead = test::constraint_values(m, q_dead, u0);
   ASSERT_LE(inf_norm(dead.phi), 1e-15);  // closed to round-off
-  ASSERT_EQ(constraint_rank(m, Constraints(m), q_dead).rank, 1);
+  ASSERT_EQ(constraint_rank(m, m.loops().constraints, q_dead).rank, 1);
 
   // Velocities at the singular q: finite, on ker G, and the M-orthogonal projection (the
   // minimum-norm multipliers leave the projection itself unique).
   VecX q = q_dead, u = u0;
-  Projector p(m, Constraints(m));
+  Projector p(m, m.loops().constraints);
   p.project(0.0, q, u);
   EXPECT_TRUE(q.allFinite() && u.allFinite());
   EXPECT_EQ(q, q_dead);
@@ -221,7 +222,7 @@ TEST(Projection, SingularDeadCentreGivesFiniteMinimumNormCorrections) {
   std::mt19937_64 rng(31);
   for (int trial = 0; trial < 5; ++trial) {
     VecX qp = q_dead + test::random_vector(m.nq, rng, 1e-4), up = u0;
-    Projector pp(m, Constraints(m), many);
+    Projector pp(m, m.loops().constraints, many);
     pp.project(0.0, qp, up);
     EXPECT_TRUE(qp.allFinite() && up.allFinite()) << "trial " << trial;
     const auto c = test::constraint_values(m, qp, up);
@@ -236,7 +237,7 @@ TEST(Projection, SingularDeadCentreGivesFiniteMinimumNormCorrections) {
 TEST(Projection, StructurallyRedundantRowsGiveTheSameResultAsTheReducedSet) {
   for (double theta : {0.7, 0.0}) {  // regular, and the singular collinear configuration
     const Model m = Model::build(test::parallelogram_four_bar(true, theta));
-    const Constraints reduced(m), all = Constraints::unreduced(m);
+    const Constraints &reduced = m.loops().constraints, &all = m.loops().unreduced;
     ASSERT_GT(all.rows(), reduced.rows());
     std::mt19937_64 rng(37);
     VecX q = m.q0;
@@ -254,7 +255,7 @@ TEST(Projection, StructurallyRedundantRowsGiveTheSameResultAsTheReducedSet) {
     // Every row, redundant ones included, holds afterwards (tolerances of ProjectionSettings).
     KinematicsData kin(m);
     update_positions(m, kin, q2);
-    ConstraintData d(m, all);
+    ConstraintData d(m);
     VecX phi(all.rows());
     MatX G(all.rows(), m.nv);
     constraint_position(m, all, kin, d, phi);
@@ -285,7 +286,7 @@ TEST(Projection, LoopThatCannotCloseThrowsNamingTheLoopJoint) {
   for (JointSpec& j : mech.joints)
     if (j.name == "D") j.parent_frame = Transform::translation(Vec3(3.5, 0, 0));
   const Model m = Model::build(mech);
-  Projector p(m, Constraints(m));
+  Projector p(m, m.loops().constraints);
   VecX q = m.q0, u = VecX::Zero(m.nv);
   expect_did_not_converge([&] { p.project(0.25, q, u); }, "C", "0.25");
 }
@@ -297,17 +298,17 @@ TEST(Projection, OneIterationFromFarOffThrowsNamingTheLoopJoint) {
   std::mt19937_64 rng(41);
   const VecX q_far = s.q + test::random_vector(s.model.nq, rng, 0.2);
   VecX q = q_far, u = s.u;
-  Projector p(s.model, Constraints(s.model), one);
+  Projector p(s.model, s.model.loops().constraints, one);
   expect_did_not_converge([&] { p.project(3, q, u); }, "ball", "3");
   // The same state converges with the default iterations: the failure is the iteration limit.
   VecX q2 = q_far, u2 = s.u;
-  Projector p2(s.model, Constraints(s.model));
+  Projector p2(s.model, s.model.loops().constraints);
   EXPECT_NO_THROW(p2.project(3, q2, u2));
 }
 
 TEST(Projection, RejectsBadSettings) {
   const Model m = Model::build(test::parallelogram_four_bar());
-  const Constraints c(m);
+  const Constraints& c = m.loops().constraints;
   auto with = [](auto change) {
     ProjectionSettings s;
     change(s);
@@ -333,7 +334,7 @@ TEST(Projection, RejectsBadSettings) {
 void expect_inconsistent(const Model& m, const VecX& q, const VecX& u, const std::string& what,
                          const std::string& joint, double tolerance = consistency_tolerance) {
   try {
-    check_consistent(m, Constraints(m), q, u, tolerance);
+    check_consistent(m, m.loops().constraints, q, u, tolerance);
     ADD_FAILURE() << "expected std::runtime_error (" << what << ")";
   } catch (const std::runtime_error& e) {
     const std::string msg = e.what();
@@ -346,13 +347,13 @@ void expect_inconsistent(const Model& m, const VecX& q, const VecX& u, const std
 std::string worst_loop(const Model& m, const VecX& r) {
   Eigen::Index k = 0;
   r.cwiseAbs().maxCoeff(&k);
-  return m.loop_joints[Constraints(m).kept()[k].loop].name;
+  return m.loop_joints[m.loops().constraints.kept()[k].loop].name;
 }
 
 TEST(ProjectionCheckConsistent, ClosedStatePassesAndViolationsNameTheLoopJoint) {
   for (const State& s : closed_states()) {
     const Model& m = s.model;
-    EXPECT_NO_THROW(check_consistent(m, Constraints(m), s.q, s.u)) << s.name;
+    EXPECT_NO_THROW(check_consistent(m, m.loops().constraints, s.q, s.u)) << s.name;
     std::mt19937_64 rng(43);
     // Velocity off ker G by ~1e-3.
     const VecX u_bad = s.u + test::random_vector(m.nv, rng, 1e-3);
@@ -375,23 +376,23 @@ TEST(ProjectionCheckConsistent, ThresholdIsTheGivenToleranceOnAnIndependentlyCom
   const double phi = inf_norm(test::constraint_values(m, q, s.u).phi);
   ASSERT_GT(phi, 1e-10);  // far above round-off (1e-16), so factors of 2 around it are meaningful
   // Passes when the residual is below the tolerance, fails when above (factor 2 either way).
-  EXPECT_NO_THROW(check_consistent(m, Constraints(m), q, s.u, 2.0 * phi));
+  EXPECT_NO_THROW(check_consistent(m, m.loops().constraints, q, s.u, 2.0 * phi));
   expect_inconsistent(m, q, s.u, "position residual", "ball", 0.5 * phi);
   // Velocities: the bound is tolerance · max(1, max|G| ‖u‖∞).
   const VecX u = s.u + test::random_vector(m.nv, rng, 1e-6);
   const auto c = test::constraint_values(m, s.q, u);
   const double gu = inf_norm(c.G * u), scale = std::max(1.0, c.G.cwiseAbs().maxCoeff() * inf_norm(u));
-  EXPECT_NO_THROW(check_consistent(m, Constraints(m), s.q, u, 2.0 * gu / scale));
+  EXPECT_NO_THROW(check_consistent(m, m.loops().constraints, s.q, u, 2.0 * gu / scale));
   expect_inconsistent(m, s.q, u, "velocity residual", "ball", 0.5 * gu / scale);
 }
 
 TEST(ProjectionCheckConsistent, CouplingViolationNamesTheCoupling) {
   const Model m = load_model("geared_pair");
-  EXPECT_NO_THROW(check_consistent(m, Constraints(m), m.q0, m.u0));
+  EXPECT_NO_THROW(check_consistent(m, m.loops().constraints, m.q0, m.u0));
   VecX u = m.u0;
   u(m.v_index[m.joint_index("wheel2_axle")]) += 1e-3;
   try {
-    check_consistent(m, Constraints(m), m.q0, u);
+    check_consistent(m, m.loops().constraints, m.q0, u);
     ADD_FAILURE() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     const std::string msg = e.what();
@@ -402,11 +403,11 @@ TEST(ProjectionCheckConsistent, CouplingViolationNamesTheCoupling) {
 
 TEST(ProjectionCheckConsistent, RejectsWrongSizesAndAcceptsTrees) {
   const Model m = Model::build(test::parallelogram_four_bar());
-  EXPECT_THROW(check_consistent(m, Constraints(m), VecX::Zero(m.nq + 1), VecX::Zero(m.nv)), std::invalid_argument);
-  EXPECT_THROW(check_consistent(m, Constraints(m), VecX::Zero(m.nq), VecX::Zero(m.nv - 1)), std::invalid_argument);
+  EXPECT_THROW(check_consistent(m, m.loops().constraints, VecX::Zero(m.nq + 1), VecX::Zero(m.nv)), std::invalid_argument);
+  EXPECT_THROW(check_consistent(m, m.loops().constraints, VecX::Zero(m.nq), VecX::Zero(m.nv - 1)), std::invalid_argument);
   const Model tree = Model::build(test::random_tree(3, 4));
   std::mt19937_64 rng(3);
-  EXPECT_NO_THROW(check_consistent(tree, Constraints(tree), test::random_q(tree, rng), test::random_vector(tree.nv, rng)));
+  EXPECT_NO_THROW(check_consistent(tree, tree.loops().constraints, test::random_q(tree, rng), test::random_vector(tree.nv, rng)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -417,7 +418,7 @@ TEST(ProjectionCheckConsistent, RejectsWrongSizesAndAcceptsTrees) {
 // stays at the projection tolerance (1e-10), well below 1e-8.
 TEST(Projection, SimulatorProjectionRemovesTheDriftOfTheAndersonFourBar) {
   const Model m = load_model("fourbar_anderson");
-  const AssemblyResult a = assemble(m, Constraints(m), m.q0, m.u0);
+  const AssemblyResult a = assemble(m, m.loops().constraints, m.q0, m.u0);
   auto run = [&](bool project, double h = 0.01) {
     auto f = make_formulation("lagrange-on", m);
     SimulationSettings s = test::rk4_settings(h, 10.0, 0.01);

@@ -8,6 +8,7 @@
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/formulations/rcr.hpp"
 #include "loopdyn/generators.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/simulator.hpp"
 #include "test_support.hpp"
 
@@ -52,7 +53,7 @@ TEST(Rcr, AccelerationsEqualLagrangeDenseAtClosedStates) {
 // relative, as for embedding (test_embedding), over the ~1e-13 observed.
 TEST(Rcr, MultipliersEqualLagrangeDenseAtClosedStates) {
   for (const test::LoopState& c : in_scope_states()) {
-    ASSERT_EQ(constraint_rank(c.model, Constraints(c.model), c.q).rank, Constraints(c.model).rows()) << c.name;
+    ASSERT_EQ(constraint_rank(c.model, c.model.loops().constraints, c.q).rank, c.model.loops().constraints.rows()) << c.name;
     auto dense = make_formulation("lagrange-dense", c.model);
     Rcr rcr(c.model, {});
     VecX udot(c.model.nv);

@@ -2,6 +2,7 @@
 // force −Gᵀλ through independent frame Jacobians, tree joints against the Newton-Euler balance of
 // their subtrees (finite differences of the momentum, hand-computed pendulum and gear values),
 // no moment along free joint directions, and the Simulator's reaction columns.
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/reactions.hpp"
 
 #include <Eigen/SVD>
@@ -59,7 +60,7 @@ Transform child_frame_world(const KinematicsData& kin, const ModelJoint& j) {
 TEST(Reactions, LoopWrenchesReproduceTheConstraintGeneralizedForce) {
   for (const State& s : loop_states()) {
     const Model& m = s.model;
-    const Constraints cons(m);
+    const Constraints& cons = m.loops().constraints;
     Reactions r(m, cons);
     KinematicsData kin(m);
     update_positions(m, kin, s.q);
@@ -124,7 +125,7 @@ TEST(Reactions, SinglePendulumMatchesTheClosedForm) {
   const Solved dyn = solve("tree", m, q, u);
   const double alpha = -mass * g * l / (Ic(2, 2) + mass * l * l);
   ASSERT_NEAR(dyn.udot(0), alpha, 1e-12 * std::abs(alpha));  // ABA vs closed form, round-off
-  Reactions r(m, Constraints(m));
+  Reactions r(m, m.loops().constraints);
   r.compute(0.0, q, u, dyn.udot, VecX());
   const Vec6 W = r.wrenches().col(0);
   const Vec3 force(-mass * w * w * l, mass * alpha * l + mass * g, 0.0);
@@ -187,7 +188,7 @@ TEST(Reactions, DoublePendulumJointsBalanceTheirSubtreesMomentumRate) {
   const Model m = load_model("double_pendulum");
   const VecX q = (VecX(2) << 0.524, 0.261).finished(), u = (VecX(2) << 0.7, -1.1).finished();
   const Solved dyn = solve("tree", m, q, u);
-  Reactions r(m, Constraints(m));
+  Reactions r(m, m.loops().constraints);
   r.compute(0.0, q, u, dyn.udot, VecX());
   KinematicsData kin(m);
   update_positions(m, kin, q);
@@ -218,7 +219,7 @@ TEST(Reactions, TreeJointsBalanceTheirSubtreesWithLoopWrenches) {
   for (const State& s : loop_states()) {
     const Model& m = s.model;
     const Solved dyn = solve("lagrange-dense", m, s.q, s.u);
-    Reactions r(m, Constraints(m));
+    Reactions r(m, m.loops().constraints);
     r.compute(0.0, s.q, s.u, dyn.udot, dyn.lambda);
     KinematicsData kin(m);
     update_positions(m, kin, s.q);
@@ -248,7 +249,7 @@ TEST(Reactions, JointsTransmitNoMomentAlongTheirFreeAxes) {
   for (const State& s : loop_states()) {
     const Model& m = s.model;
     const Solved dyn = solve("lagrange-dense", m, s.q, s.u);
-    Reactions r(m, Constraints(m));
+    Reactions r(m, m.loops().constraints);
     r.compute(0.0, s.q, s.u, dyn.udot, dyn.lambda);
     const double scale = std::max(1.0, inf_norm(r.wrenches()));
     // Expected Sᵀ W: zero, except the spring-damper k (rest − q) − c q̇ of fourbar_spatial_park's
@@ -302,7 +303,7 @@ TEST(Reactions, GearedPairAxlesCarryTheGearTorqueAndTheWeight) {
   const Solved dyn = solve("lagrange-dense", m, q, u);
   ASSERT_NEAR(dyn.udot(m.v_index[m.joint_index("wheel1_axle")]), 80.0, 1e-9);   // round-off on 80
   ASSERT_NEAR(dyn.udot(m.v_index[m.joint_index("wheel2_axle")]), -160.0, 1e-9);  // idem
-  Reactions r(m, Constraints(m));
+  Reactions r(m, m.loops().constraints);
   r.compute(0.0, q, u, dyn.udot, dyn.lambda);
   struct Expect {
     const char* joint;
@@ -343,7 +344,7 @@ TEST(Reactions, SimulatorWritesEveryJointsColumnsEqualToADirectComputation) {
       const VecX q = t.rows[row].segment(1, m.nq), u = t.rows[row].segment(1 + m.nq, m.nv);
       const double time = t.at(row, "t");
       const Solved dyn = solve(method, m, q, u, time);
-      Reactions r(m, Constraints(m));
+      Reactions r(m, m.loops().constraints);
       r.compute(time, q, u, dyn.udot, dyn.lambda);
       for (std::size_t j = 0; j < joints.size(); ++j) {
         const Vec6 W = r.wrenches().col(static_cast<Eigen::Index>(j));  // tree joints first, model order
@@ -371,7 +372,7 @@ TEST(Reactions, SimulatorWritesEveryJointsColumnsEqualToADirectComputation) {
 
 TEST(Reactions, RejectsWrongSizes) {
   const Model m = Model::build(test::parallelogram_four_bar());
-  const Constraints c(m);
+  const Constraints& c = m.loops().constraints;
   Reactions r(m, c);
   const VecX q = m.q0, u = VecX::Zero(m.nv), udot = VecX::Zero(m.nv), lambda = VecX::Zero(c.rows());
   EXPECT_NO_THROW(r.compute(0, q, u, udot, lambda));

@@ -95,7 +95,7 @@ inline VecX moved(const Model& model, const VecX& q, const VecX& du, double eps)
 #include <Eigen/SVD>
 
 #include "loopdyn/assembly.hpp"
-#include "loopdyn/constraints.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/simulator.hpp"
@@ -199,8 +199,8 @@ inline ClosedCase closed_loops(std::uint64_t seed, int nbodies, int loops, int f
   }
   KinematicsData closed(m);
   update_positions(m, closed, c.q);
-  const Constraints cons = Constraints::unreduced(m);
-  ConstraintData cd(m, cons);
+  const Constraints& cons = m.loops().unreduced;
+  ConstraintData cd(m);
   MatX G(cons.rows(), m.nv);
   constraint_jacobian(m, cons, closed, cd, G);
   const MatX N = null_space(G);
@@ -218,8 +218,8 @@ inline ConstraintValues constraint_values(const Model& m, const VecX& q, const V
   KinematicsData kin(m);
   update_positions(m, kin, q);
   update_velocities(m, kin, q, u);
-  const Constraints cons(m);
-  ConstraintData cd(m, cons);
+  const Constraints& cons = m.loops().constraints;
+  ConstraintData cd(m);
   ConstraintValues v{VecX(cons.rows()), MatX(cons.rows(), m.nv), VecX(cons.rows())};
   constraint_position(m, cons, kin, cd, v.phi);
   constraint_jacobian(m, cons, kin, cd, v.G);
@@ -234,8 +234,8 @@ inline VecX reference_accelerations(const Model& m, const VecX& q, const VecX& u
   KinematicsData kin(m);
   update_positions(m, kin, q);
   update_velocities(m, kin, q, u);
-  const Constraints cons = Constraints::unreduced(m);
-  ConstraintData cd(m, cons);
+  const Constraints& cons = m.loops().unreduced;
+  ConstraintData cd(m);
   MatX G(cons.rows(), m.nv);
   VecX gamma(cons.rows());
   constraint_jacobian(m, cons, kin, cd, G);
@@ -266,7 +266,7 @@ struct LoopState {
 /// A bundled model file at its own initial state q0, u0, assembled as `loopdyn simulate` does.
 inline LoopState file_state(const std::string& file) {
   Model m = load_model(file);
-  const AssemblyResult a = assemble(m, Constraints(m), m.q0, m.u0);
+  const AssemblyResult a = assemble(m, m.loops().constraints, m.q0, m.u0);
   return {file, std::move(m), a.q, a.u};
 }
 

@@ -10,14 +10,13 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "loopdyn/aggregation.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/generators.hpp"
 #include "loopdyn/iftomm.hpp"
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/constraints.hpp"
 #include "loopdyn/projection.hpp"
 #include "loopdyn/simulator.hpp"
 
@@ -59,7 +58,7 @@ std::string initial_state(const Model& model, bool no_assemble, VecX& q, VecX& u
   q = model.q0;
   u = model.u0;
   if (!model.has_loops()) return {};
-  const Constraints cons(model);
+  const Constraints& cons = model.loops().constraints;
   char line[256];
   if (no_assemble) {
     check_consistent(model, cons, q, u);
@@ -166,7 +165,7 @@ nlohmann::json describe(const Model& model) {
     joints.push_back({{"name", j.name}, {"type", joint_type_name(j.joint)}, {"parent", body_label(j.parent)},
                       {"child", body_label(j.child)}, {"nq", model.nq_joint[i]}, {"nv", model.nv_joint[i]}});
   }
-  const Constraints cons(model);
+  const Constraints& cons = model.loops().constraints;
   for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
     const ModelJoint& j = model.loop_joints[k];
     json dropped = json::array();
@@ -178,8 +177,8 @@ nlohmann::json describe(const Model& model) {
   }
   const RankInfo rank = constraint_rank(model, cons, model.q0);
   // 002 §4.2 aggregated bodies, with their independent speeds at the initial state.
-  const Aggregation agg = aggregate(model);
-  const std::vector<int> independent = independent_speeds(model, agg, model.q0);
+  const Aggregation& agg = model.loops().aggregation;
+  const std::vector<int> independent = model.loops().independent_speeds(model, model.q0);
   json aggregated = json::array();
   for (std::size_t n = 0; n < agg.nodes.size(); ++n) {
     const AggregatedNode& node = agg.nodes[n];
@@ -275,7 +274,7 @@ std::string bracketed(const Eigen::Ref<const VecX>& v) {
 // (yaml-cpp round trip: the content is kept, comments and key order within flow maps may not be).
 int assemble_model(const AssembleOptions& o) {
   const Model model = Model::build(load_mechanism(o.model));
-  const Constraints cons(model);
+  const Constraints& cons = model.loops().constraints;
   AssemblySettings settings;
   settings.tolerance = o.tolerance;
   settings.max_iterations = o.max_iterations;

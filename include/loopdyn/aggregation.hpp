@@ -53,9 +53,4 @@ struct Subgraph {
 Subgraph loop_subgraph(const Model& model, int loop_joint);
 Subgraph coupling_subgraph(const Model& model, int coupling);
 
-/// Independent speeds of each node at q (its degrees of freedom relative to its parent node):
-/// nv − rank of the node's kept constraint rows (those of its loop joints and couplings) on its
-/// own speeds, with the rank rule of constraint_rank. A single body keeps all its speeds.
-std::vector<int> independent_speeds(const Model& model, const Aggregation& aggregation, const VecX& q);
-
 }  // namespace loopdyn

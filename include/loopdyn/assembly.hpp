@@ -29,19 +29,6 @@
 
 namespace loopdyn {
 
-/// Moves q by the speed-space increment du (nv) along the exact flow of the constant speeds du
-/// over unit time, joint by joint:
-///  * revolute, prismatic, cylindrical, universal, planar (u = q̇): q += du;
-///  * spherical (du = rotation vector in the child joint frame): q ← q ⊗ exp(½ du), so that
-///    R(q) ← R(q) · Rot(du), exactly, and q stays a unit quaternion;
-///  * free (du = [v; ω] in the child joint frame): the SE(3) exponential,
-///    p ← p + R(q) V(ω) v, R ← R Rot(ω), V(ω) = 1 + (1 − cos θ)/θ² ω× + (θ − sin θ)/θ³ (ω×)²,
-///    θ = |ω| (for ω = 0: p ← p + R v).
-/// To first order in du this is q + Model::qdot(q, du). q (nq) is changed in place.
-void integrate_q(const Model& model, Eigen::Ref<VecX> q, const VecX& du);
-/// integrate_q for tree joint i alone, du_i pointing at its nv_joint[i] speed increments.
-void integrate_joint_q(const Model& model, Eigen::Ref<VecX> q, int i, const double* du_i);
-
 struct AssemblySettings {
   double tolerance = 1e-12;      ///< on ‖Φ‖∞; velocity: ‖G u‖∞ ≤ tolerance · max(1, max|G| ‖u‖∞)
   int max_iterations = 50;       ///< Newton iterations on the positions

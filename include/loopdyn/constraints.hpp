@@ -16,22 +16,9 @@
 //   coupling Φ = Σ c_k q_k − value, G = the constant c_k, γ = 0.
 // Accelerations: G u̇ = γ, γ = −(Ġ u) (paper 001 eq 4-5 with u for q̇).
 //
-// Structurally redundant rows (dependent at every closed configuration, e.g. the out-of-plane rows
-// of a planar loop with parallel axes, or one row per cell of the spatial ladder, whose cells close
-// only with parallel axes) are found when the constraint set is built and dropped; the
-// formulations see only the kept rows. The rank of G is decided where the loops are closed,
-// because a dependency may come from the closed geometry alone: at the model's initial
-// configuration, closed first by Newton steps of least norm on every row when it is not, and at a
-// few closed configurations reached from it along the null space of G (so that a singular initial
-// configuration does not decide alone). As many rows as the highest rank over the samples are
-// kept. Which ones matters: a loop redundant everywhere (Bricard's, 5 rows of rank 4) can have
-// rows that are independent at one configuration and singular at another where the mechanism is
-// regular. So, when m² · n · (samples) is small (RowRank::robust_rows), the check also walks 16
-// steps both ways along the manifold and keeps the rows chosen greedily by their smallest distance
-// over all samples of that rank from the span of those chosen before; for larger models, the rows
-// independent at the best sample: by column-pivoted QR of Gᵀ when G is small enough for a dense
-// factorization (a few hundred speeds), else in the order of a sparse QR of Gᵀ. When no closed
-// configuration is found (loops that cannot close), random configurations are sampled instead.
+// Structurally redundant rows (dependent at every closed configuration) are found once per model
+// by structural_reduction (structural_rank.hpp) and dropped: the formulations see only the kept
+// rows, which the model's LoopStructure (loop_structure.hpp) holds.
 #pragma once
 
 #include <string>
@@ -50,26 +37,25 @@ struct ConstraintRow {
   std::string label;          ///< e.g. "C.along.x", for messages
 };
 
-/// The constraint rows of a model, fixed at construction.
+/// A set of constraint rows: those evaluated (kept) and those found structurally redundant
+/// (dropped). A model's sets are built once, in its LoopStructure (loop_structure.hpp).
 class Constraints {
  public:
-  explicit Constraints(const Model& model);
-  /// Every row of every loop joint, without the redundancy check (diagnostics and tests).
-  static Constraints unreduced(const Model& model);
+  Constraints() = default;
+  explicit Constraints(std::vector<ConstraintRow> kept, std::vector<ConstraintRow> dropped = {});
   int rows() const { return static_cast<int>(rows_.size()); }     ///< m, kept rows
   const std::vector<ConstraintRow>& kept() const { return rows_; }
   const std::vector<ConstraintRow>& dropped() const { return dropped_; }  ///< structurally redundant
-  /// Rows of every loop joint before the redundancy check (6 − dof each).
+  /// Rows of every loop joint (6 − dof each) and coupling, before the redundancy check.
   static std::vector<ConstraintRow> all_rows(const Model& model);
 
  private:
-  Constraints() = default;
   std::vector<ConstraintRow> rows_, dropped_;
 };
 
-/// Workspace for evaluating constraints, sized at construction.
+/// Workspace for evaluating any set of constraint rows of the model, sized at construction.
 struct ConstraintData {
-  ConstraintData(const Model& model, const Constraints& constraints);
+  explicit ConstraintData(const Model& model);
   struct Frame {          // world kinematics of one joint frame
     Mat3 R = Mat3::Identity();
     Vec3 x = Vec3::Zero(), w = Vec3::Zero(), v = Vec3::Zero();  ///< origin, ω, origin velocity

@@ -126,10 +126,10 @@ LadderState ladder_state(const Model& model, int cells);
 /// axes are parallel (revolute axis parallel to both posts' y axes, equal α), so at closed
 /// configurations one row per cell is dependent: the 5L rows have rank 4L (DOF 2). The dependency
 /// comes from the closed geometry, not from the tree (at open configurations the rank is 4L + 1),
-/// which is why Constraints (constraints.hpp) decides redundancy at closed configurations: it
-/// drops one row per cell (rung{k}_right.dot.b2) and keeps 4L rows of rank 4L at every L, so
-/// Constraints(model) and every formulation built on it see the 2 DOF; Constraints::unreduced(model)
-/// has the 5L rows, of rank 4L.
+/// which is why the structural rank check (structural_rank.hpp) decides redundancy at closed
+/// configurations: it drops one row per cell (rung{k}_right.dot.b2) and keeps 4L rows of rank 4L
+/// at every L, so model.loops().constraints and every formulation built on it see the 2 DOF;
+/// model.loops().unreduced has the 5L rows, of rank 4L.
 ///
 /// Masses (000 Fig. 10: "through appropriate selection of inertia properties, all ladder systems
 /// ... can be made to exhibit the same independent coordinate trajectories"):

@@ -1,9 +1,11 @@
 // Model: built once from a Mechanism, immutable afterwards. Spanning tree from ground, loop-closing
 // (cut) joints, bodies numbered depth-first so that parent[i] < i and the subtree of body i is the
 // index range [i, i + subtree_size[i]), joint coordinate layout (nq >= nv), resolved force
-// elements and markers. Every formulation takes `const Model&`.
+// elements and markers, then the loop structure (loop_structure.hpp: constraint rows, structural
+// rank, aggregation), built once. Every formulation takes `const Model&`.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,8 @@ struct ModelCoupling {
   double value = 0.0;
 };
 
+struct LoopStructure;  // loop_structure.hpp
+
 struct Model {
   std::string name;
   Vec3 gravity = Vec3::Zero();
@@ -92,7 +96,15 @@ struct Model {
   /// loop-closing) of (6 − joint dof). Ignores redundancy and special geometry.
   int dof_gruebler = 0;
 
+  /// The loop structure (constraint rows, structural rank, aggregation), built by build() after
+  /// the tree and shared by copies of the model.
+  std::shared_ptr<const LoopStructure> loop_structure;
+
+  /// The tree, then its LoopStructure.
   static Model build(const Mechanism& mechanism);
+
+  /// *loop_structure; throws std::logic_error for a model not made by build().
+  const LoopStructure& loops() const;
 
   /// True when there are constraints beyond the tree: loop-closing joints or couplings.
   bool has_loops() const { return !loop_joints.empty() || !couplings.empty(); }
@@ -110,5 +122,18 @@ struct Model {
   /// The CSV names of the given speeds (u.<joint>[.<i>]), comma-separated, for messages.
   std::string speed_names(const std::vector<int>& speeds) const;
 };
+
+/// Moves q by the speed-space increment du (nv) along the exact flow of the constant speeds du
+/// over unit time, joint by joint:
+///  * revolute, prismatic, cylindrical, universal, planar (u = q̇): q += du;
+///  * spherical (du = rotation vector in the child joint frame): q ← q ⊗ exp(½ du), so that
+///    R(q) ← R(q) · Rot(du), exactly, and q stays a unit quaternion;
+///  * free (du = [v; ω] in the child joint frame): the SE(3) exponential,
+///    p ← p + R(q) V(ω) v, R ← R Rot(ω), V(ω) = 1 + (1 − cos θ)/θ² ω× + (θ − sin θ)/θ³ (ω×)²,
+///    θ = |ω| (for ω = 0: p ← p + R v).
+/// To first order in du this is q + Model::qdot(q, du). q (nq) is changed in place.
+void integrate_q(const Model& model, Eigen::Ref<VecX> q, const VecX& du);
+/// integrate_q for tree joint i alone, du_i pointing at its nv_joint[i] speed increments.
+void integrate_joint_q(const Model& model, Eigen::Ref<VecX> q, int i, const double* du_i);
 
 }  // namespace loopdyn

@@ -56,7 +56,9 @@ struct ProjectionStats {
 /// Mass-orthogonal projector (see the file comment), with every workspace sized at construction.
 class Projector {
  public:
+  /// Keeps a reference to `constraints` (usually model.loops().constraints).
   Projector(const Model& model, const Constraints& constraints, const ProjectionSettings& settings = {});
+  Projector(const Model&, Constraints&&, const ProjectionSettings& = {}) = delete;
 
   /// Projects q, then u at the projected q. Throws std::runtime_error naming the time, the loop
   /// joint (or coupling) of the largest residual and the residual when the positions do not reach
@@ -77,7 +79,7 @@ class Projector {
   double velocity_tolerance(const Eigen::Ref<const VecX>& u) const;
 
   const Model& model_;
-  const Constraints constraints_;
+  const Constraints& constraints_;
   const ProjectionSettings settings_;
   ProjectionStats stats_;
   KinematicsData kin_;

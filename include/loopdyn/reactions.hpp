@@ -35,7 +35,9 @@ namespace loopdyn {
 /// Reaction forces of every joint, with every workspace sized at construction.
 class Reactions {
  public:
+  /// Keeps a reference to `constraints` (usually model.loops().constraints).
   Reactions(const Model& model, const Constraints& constraints);
+  Reactions(const Model&, Constraints&&) = delete;
 
   /// Reactions at (t, q, u) for the accelerations u̇ (nv) and the multipliers λ of the kept
   /// constraint rows (Formulation::multipliers(); empty for a model without constraints).
@@ -62,7 +64,7 @@ class Reactions {
   void loop_wrenches(const VecX& lambda);
 
   const Model& model_;
-  const Constraints constraints_;
+  const Constraints& constraints_;
   KinematicsData kin_;
   ConstraintData cons_data_;
   ForceData forces_;

@@ -75,7 +75,7 @@ class Simulator final : public OdeSystem {
   Formulation& formulation_;
   SimulationSettings settings_;
   KinematicsData output_kin_;
-  Constraints constraints_;
+  const Constraints& constraints_;
   ConstraintData constraint_data_;
   VecX phi_;
   MatX G_;

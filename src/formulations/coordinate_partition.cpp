@@ -224,7 +224,7 @@ CoordinatePartition::CoordinatePartition(const Model& model, const Constraints& 
 CoordinatePartition::CoordinatePartition(const Model& model, const Constraints& constraints, KinematicsData& kin,
                                          const std::vector<ConstraintBlock>& blocks,
                                          const FormulationSettings& settings, PartitionReporter report)
-    : kin_(kin), data_(model, constraints), q_(model.neutral_q()), u_(VecX::Zero(model.nv)) {
+    : kin_(kin), data_(model), q_(model.neutral_q()), u_(VecX::Zero(model.nv)) {
   blocks_.reserve(blocks.size());
   for (const ConstraintBlock& b : blocks) blocks_.emplace_back(model, constraints, b, settings, report);
 }

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "loopdyn/loop_structure.hpp"
+
 namespace loopdyn {
 
 namespace {
@@ -16,7 +18,7 @@ std::vector<ConstraintBlock> node_blocks(const Model& model, const Constraints& 
 }  // namespace
 
 Embedding::Embedding(const Model& model, const FormulationSettings& settings)
-    : model_(model), cons_(model), aggregation_(aggregate(model)), aba_(model),
+    : model_(model), cons_(model.loops().constraints), aggregation_(model.loops().aggregation), aba_(model),
       partition_(model, cons_, aba_.kin, node_blocks(model, cons_, aggregation_), settings,
                  [this](double t, std::string message) { report(t, message.insert(0, "embedding: ")); }),
       forces_(model), lambda_(VecX::Zero(cons_.rows())) {

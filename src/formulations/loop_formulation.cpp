@@ -3,10 +3,12 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "loopdyn/loop_structure.hpp"
+
 namespace loopdyn {
 
 LoopFormulation::LoopFormulation(const Model& model, const FormulationSettings& settings)
-    : model_(model), settings_(settings), cons_(model), cons_data_(model, cons_), phi_(VecX::Zero(cons_.rows())),
+    : model_(model), settings_(settings), cons_(model.loops().constraints), cons_data_(model), phi_(VecX::Zero(cons_.rows())),
       G_(MatX::Zero(cons_.rows(), model.nv)), gamma_(VecX::Zero(cons_.rows())), lambda_(VecX::Zero(cons_.rows())),
       solver_(cons_.rows(), settings.rank_tolerance) {}
 

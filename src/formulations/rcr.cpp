@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "loopdyn/aggregation.hpp"
+#include "loopdyn/loop_structure.hpp"
 
 namespace loopdyn {
 
@@ -90,13 +91,13 @@ std::string Rcr::out_of_scope(const Model& model, const VecX& q) {
 }
 
 Rcr::Rcr(const Model& model, const FormulationSettings& settings)
-    : model_(model), settings_(settings), rows_(Constraints::unreduced(model)), kept_(model), cons_data_(model, rows_),
+    : model_(model), settings_(settings), rows_(model.loops().unreduced), kept_(model.loops().constraints), cons_data_(model),
       aba_(model), forces_(model), u_(VecX::Zero(model.nv)), lambda_(VecX::Zero(kept_.rows())) {
   if (!(settings.rcr_indicator_growth > 1.0) || !(settings.singular_condition > 1.0))
     throw ModelError("rcr: rcr_indicator_growth and singular_condition must be > 1 (the indicator is >= 1)");
   const std::vector<LoopInfo> loops = loops_of(model);
   if (std::string problem = scope_problem(model, loops); !problem.empty()) throw ModelError(problem);
-  const Aggregation aggregation = aggregate(model);
+  const Aggregation& aggregation = model.loops().aggregation;
   // The kept rows of each loop joint, then of each coupling (Constraints::kept() indices).
   const int nloops = static_cast<int>(model.loop_joints.size());
   std::vector<std::vector<int>> kept_of(nloops + model.couplings.size());

@@ -56,8 +56,8 @@ class Embedding final : public Formulation {
   void recover_multipliers(const VecX& tau);
 
   const Model& model_;
-  const Constraints cons_;
-  const Aggregation aggregation_;
+  const Constraints& cons_;
+  const Aggregation& aggregation_;
   AbaData aba_;
   CoordinatePartition partition_;
   AggregatedTree tree_;

@@ -38,7 +38,7 @@ class LoopFormulation : public Formulation {
 
   const Model& model_;
   const FormulationSettings settings_;
-  const Constraints cons_;
+  const Constraints& cons_;
   ConstraintData cons_data_;
   VecX phi_;      ///< (m) position error Φ
   MatX G_;        ///< (m x nv) constraint Jacobian

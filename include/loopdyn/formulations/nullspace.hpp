@@ -30,7 +30,7 @@ class Nullspace final : public Formulation {
 
  private:
   const Model& model_;
-  const Constraints cons_;
+  const Constraints& cons_;
   KinematicsData kin_;
   CoordinatePartition partition_;
   ForceData forces_;

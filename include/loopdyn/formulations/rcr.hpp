@@ -138,8 +138,8 @@ class Rcr final : public Formulation {
 
   const Model& model_;
   const FormulationSettings settings_;
-  const Constraints rows_;  ///< every row of every loop joint (Constraints::unreduced)
-  const Constraints kept_;  ///< the rows the multipliers are reported on
+  const Constraints& rows_;  ///< every row of every loop joint (LoopStructure::unreduced)
+  const Constraints& kept_;  ///< the rows the multipliers are reported on
   ConstraintData cons_data_;
   AbaData aba_;
   AggregatedTree tree_;

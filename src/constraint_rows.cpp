@@ -1,0 +1,87 @@
+// The rows of the loop-closing joints and couplings (constraints.hpp has the table per joint type).
+#include <type_traits>
+
+#include "loopdyn/constraints.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+using Kind = ConstraintRow::Kind;
+
+// Rows of one loop-closing joint (see the table in constraints.hpp).
+void joint_rows(const ModelJoint& lj, int loop, std::vector<ConstraintRow>& out) {
+  const Vec3 ex = Vec3::UnitX(), ey = Vec3::UnitY(), ez = Vec3::UnitZ();
+  auto along = [&](const Vec3& u, const char* name) { out.push_back({Kind::along, loop, u, u, lj.name + ".along." + name}); };
+  auto dot = [&](const Vec3& u, const Vec3& w, const char* name) { out.push_back({Kind::dot, loop, u, w, lj.name + ".dot." + name}); };
+  auto translation = [&] {
+    along(ex, "x");
+    along(ey, "y");
+    along(ez, "z");
+  };
+  auto rotation_locked = [&] {
+    dot(ey, ez, "yz");
+    dot(ez, ex, "zx");
+    dot(ex, ey, "xy");
+  };
+  // b1, b2: an orthonormal pair perpendicular to the axis a.
+  auto axis_kept = [&](const Vec3& a) {
+    dot(a.unitOrthogonal(), a, "b1");
+    dot(a.cross(a.unitOrthogonal()), a, "b2");
+  };
+  auto off_axis = [&](const Vec3& a) {
+    along(a.unitOrthogonal(), "b1");
+    along(a.cross(a.unitOrthogonal()), "b2");
+  };
+  std::visit(
+      [&](const auto& k) {
+        using K = std::decay_t<decltype(k)>;
+        if constexpr (std::is_same_v<K, Revolute>) {
+          translation();
+          axis_kept(k.axis);
+        } else if constexpr (std::is_same_v<K, Prismatic>) {
+          off_axis(k.axis);
+          rotation_locked();
+        } else if constexpr (std::is_same_v<K, Cylindrical>) {
+          off_axis(k.axis);
+          axis_kept(k.axis);
+        } else if constexpr (std::is_same_v<K, Universal>) {
+          translation();
+          dot(k.axis, k.axis2, "axes");
+        } else if constexpr (std::is_same_v<K, Spherical>) {
+          translation();
+        } else if constexpr (std::is_same_v<K, Planar>) {
+          along(ez, "z");
+          dot(ex, ez, "xz");
+          dot(ey, ez, "yz");
+        } else if constexpr (std::is_same_v<K, Fixed>) {
+          translation();
+          rotation_locked();
+        }
+      },
+      lj.joint);
+}
+
+}  // namespace
+
+Constraints::Constraints(std::vector<ConstraintRow> kept, std::vector<ConstraintRow> dropped)
+    : rows_(std::move(kept)), dropped_(std::move(dropped)) {}
+
+std::vector<ConstraintRow> Constraints::all_rows(const Model& model) {
+  std::vector<ConstraintRow> rows;
+  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) joint_rows(model.loop_joints[k], static_cast<int>(k), rows);
+  for (std::size_t k = 0; k < model.couplings.size(); ++k)
+    rows.push_back({Kind::coupling, static_cast<int>(k), Vec3::Zero(), Vec3::Zero(), model.couplings[k].name});
+  return rows;
+}
+
+std::string row_owner(const Model& model, const ConstraintRow& row) {
+  std::string s;
+  if (row.kind == ConstraintRow::Kind::coupling)
+    s.append("constraint '").append(model.couplings[row.loop].name).append("'");
+  else
+    s.append("loop joint '").append(model.loop_joints[row.loop].name).append("' (row ").append(row.label).append(")");
+  return s;
+}
+
+}  // namespace loopdyn

@@ -1,0 +1,26 @@
+// Row-level evaluation of the loop-closure constraints (src/constraints.cpp), for the structural
+// rank check (src/structural_rank.cpp), which evaluates sets of rows outside any Constraints.
+// Private to the library: the public interface is constraints.hpp.
+#pragma once
+
+#include <vector>
+
+#include "loopdyn/constraints.hpp"
+
+namespace loopdyn::detail {
+
+/// World poses of both frames of every loop joint; positions must be current in kin.
+void update_frames(const Model& model, const KinematicsData& kin, ConstraintData& d);
+/// Φ of one row; frames current (update_frames), q for coupling rows.
+double position_row(const Model& model, const ConstraintRow& row, const VecX& q, const ConstraintData& d);
+/// Row r of G for `row`, columns = global speeds; frames current; G's row r must be zero.
+void jacobian_row(const Model& model, const ConstraintRow& row, const KinematicsData& kin, const ConstraintData& d,
+                  Eigen::Ref<MatX> G, int r);
+/// G (rows.size() x nv) of a set of rows, overwritten; frames current.
+void jacobian_rows(const Model& model, const std::vector<ConstraintRow>& rows, const KinematicsData& kin,
+                   const ConstraintData& d, Eigen::Ref<MatX> G);
+/// Speeds a row acts on, ascending: those of the bodies on its loop joint's tree path, or of its
+/// coupling's terms (every other column of its G row is zero at every configuration).
+std::vector<int> row_speeds(const Model& model, const ConstraintRow& row);
+
+}  // namespace loopdyn::detail
