@@ -32,8 +32,8 @@ Projector::Projector(const Model& model, const Constraints& constraints, const P
   if (settings.max_iterations < 1) throw std::invalid_argument("projection max_iterations must be >= 1");
 }
 
-void Projector::factor_mass(const Eigen::Ref<const VecX>& q) {
-  crba(model_, crba_, q, M_);
+void Projector::factor_mass() {
+  crba(model_, kin_, crba_, M_);
   mass_llt_.compute(M_);
   if (mass_llt_.info() != Eigen::Success) throw std::runtime_error("projection: mass matrix not positive definite");
 }
@@ -73,7 +73,7 @@ int Projector::project_positions(double t, Eigen::Ref<VecX> q) {
         << "or the mechanism is at a singular configuration";
       throw std::runtime_error(s.str());
     }
-    if (it == 0) factor_mass(q);  // M fixed over one projection (004 Appendix, eq 95)
+    if (it == 0) factor_mass();  // M fixed over one projection (004 Appendix, eq 95)
     constraint_jacobian(model_, constraints_, kin_, cons_data_, G_);
     correction(phi_);  // Δu = −M⁻¹Gᵀ(G M⁻¹Gᵀ)⁺Φ
     integrate_q(model_, q, dx_);
@@ -94,7 +94,7 @@ void Projector::project_velocities(const Eigen::Ref<const VecX>& q, Eigen::Ref<V
   r_.noalias() = G_ * u;
   if (inf_norm(r_) > velocity_tolerance(u)) {
     // u ← u − M⁻¹Gᵀ(G M⁻¹Gᵀ)⁺ G u (004 eq 106, Φ_t = 0).
-    factor_mass(q);
+    factor_mass();
     correction(r_);
     u += dx_;
     ++stats_.velocity_projections;

@@ -68,7 +68,7 @@ void Reactions::compute(double t, const VecX& q, const VecX& u, const VecX& udot
   fext_ = forces_.f_body;
   loop_wrenches(lambda);
   // Newton-Euler: f_i = I a_i + v_i ×* I v_i − fext_i + Σ_children X* f_child (Featherstone Table 5.1).
-  rnea(model_, rnea_, q, u, udot, &fext_, tau_);
+  rnea(model_, kin_, rnea_, udot, &fext_, tau_);
   for (int i = 0; i < model_.nbodies; ++i)
     wrenches_.col(i) = model_.joints[i].child_frame.inv_act_force(rnea_.f[i]);
 }

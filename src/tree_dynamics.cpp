@@ -335,22 +335,27 @@ void rnea(const Model& model, RneaData& d, const Eigen::Ref<const VecX>& q, cons
           const Eigen::Ref<const VecX>& udot, const Mat6X* fext, Eigen::Ref<VecX> tau) {
   update_positions(model, d.kin, q);
   update_velocities(model, d.kin, q, u);
+  rnea(model, d.kin, d, udot, fext, tau);
+}
+
+void rnea(const Model& model, const KinematicsData& kin, RneaData& d, const Eigen::Ref<const VecX>& udot,
+          const Mat6X* fext, Eigen::Ref<VecX> tau) {
   const Vec6 a_ground = ground_acceleration(model, Bias::yes);
   // Forward: a = X⁻¹ a_parent + S u̇ + c; f = I a + v ×* I v − fext (Featherstone Table 5.1).
   for (int i = 0; i < model.nbodies; ++i) {
     const int p = model.parent[i];
-    Vec6 ai = d.kin.X_parent[i].inv_act_motion(p < 0 ? a_ground : d.a[p]) + d.kin.c[i];
+    Vec6 ai = kin.X_parent[i].inv_act_motion(p < 0 ? a_ground : d.a[p]) + kin.c[i];
     for_joint(model, i, [&](auto nv) {
       constexpr int NV = decltype(nv)::value;
       if constexpr (NV > 0) {
         const int vi = model.v_index[i];
-        ai.noalias() += d.kin.S.template middleCols<NV>(vi) * udot.template segment<NV>(vi);
+        ai.noalias() += kin.S.template middleCols<NV>(vi) * udot.template segment<NV>(vi);
       }
     });
     d.a[i] = ai;
-    const Vec6 h = model.inertia[i] * d.kin.v[i];
+    const Vec6 h = model.inertia[i] * kin.v[i];
     d.f[i].noalias() = model.inertia[i] * ai;
-    d.f[i] += cross_force(d.kin.v[i], h) - fext_col(fext, i);
+    d.f[i] += cross_force(kin.v[i], h) - fext_col(fext, i);
   }
   // Backward: τ = Sᵀ f; f_parent += X* f.
   for (int i = model.nbodies - 1; i >= 0; --i) {
@@ -358,11 +363,11 @@ void rnea(const Model& model, RneaData& d, const Eigen::Ref<const VecX>& q, cons
       constexpr int NV = decltype(nv)::value;
       if constexpr (NV > 0) {
         const int vi = model.v_index[i];
-        tau.template segment<NV>(vi).noalias() = d.kin.S.template middleCols<NV>(vi).transpose() * d.f[i];
+        tau.template segment<NV>(vi).noalias() = kin.S.template middleCols<NV>(vi).transpose() * d.f[i];
       }
     });
     const int p = model.parent[i];
-    if (p >= 0) d.f[p] += d.kin.X_parent[i].act_force(d.f[i]);
+    if (p >= 0) d.f[p] += kin.X_parent[i].act_force(d.f[i]);
   }
 }
 
@@ -370,12 +375,16 @@ CrbaData::CrbaData(const Model& model) : kin(model), Ic(model.nbodies) {}
 
 void crba(const Model& model, CrbaData& d, const Eigen::Ref<const VecX>& q, Eigen::Ref<MatX> M) {
   update_positions(model, d.kin, q);
+  crba(model, d.kin, d, M);
+}
+
+void crba(const Model& model, const KinematicsData& kin, CrbaData& d, Eigen::Ref<MatX> M) {
   M.setZero();
   for (int i = 0; i < model.nbodies; ++i) d.Ic[i] = model.inertia[i];
   // Composite inertias: Ic_parent += X* Ic X⁻¹ (Featherstone Table 6.2).
   for (int i = model.nbodies - 1; i >= 0; --i) {
     const int p = model.parent[i];
-    if (p >= 0) d.Ic[p] += d.kin.X_parent[i].act_inertia(d.Ic[i]);
+    if (p >= 0) d.Ic[p] += kin.X_parent[i].act_inertia(d.Ic[i]);
   }
   // Column block of joint i: F = Ic S_i carried up the ancestors j, M_ji = S_jᵀ F.
   for (int i = 0; i < model.nbodies; ++i) {
@@ -383,13 +392,13 @@ void crba(const Model& model, CrbaData& d, const Eigen::Ref<const VecX>& q, Eige
       constexpr int NV = decltype(nv)::value;
       if constexpr (NV > 0) {
         const int vi = model.v_index[i];
-        Eigen::Matrix<double, 6, NV> F = d.Ic[i] * d.kin.S.template middleCols<NV>(vi);
-        M.template block<NV, NV>(vi, vi).noalias() = d.kin.S.template middleCols<NV>(vi).transpose() * F;
+        Eigen::Matrix<double, 6, NV> F = d.Ic[i] * kin.S.template middleCols<NV>(vi);
+        M.template block<NV, NV>(vi, vi).noalias() = kin.S.template middleCols<NV>(vi).transpose() * F;
         for (int j = i; model.parent[j] >= 0;) {
-          for (int col = 0; col < NV; ++col) F.col(col) = d.kin.X_parent[j].act_force(F.col(col));
+          for (int col = 0; col < NV; ++col) F.col(col) = kin.X_parent[j].act_force(F.col(col));
           j = model.parent[j];
           const int vj = model.v_index[j], nvj = model.nv_joint[j];
-          M.block(vj, vi, nvj, NV).noalias() = d.kin.S.middleCols(vj, nvj).transpose() * F;
+          M.block(vj, vi, nvj, NV).noalias() = kin.S.middleCols(vj, nvj).transpose() * F;
           M.block(vi, vj, NV, nvj) = M.block(vj, vi, nvj, NV).transpose();
         }
       }

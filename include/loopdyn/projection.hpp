@@ -73,7 +73,8 @@ class Projector {
   const ProjectionStats& stats() const { return stats_; }
 
  private:
-  void factor_mass(const Eigen::Ref<const VecX>& q);
+  /// M = LLᵀ at the positions current in kin_.
+  void factor_mass();
   /// dx_ = −M⁻¹Gᵀ (G M⁻¹Gᵀ)⁺ r with M factored and G_ current.
   void correction(const VecX& r);
   double velocity_tolerance(const Eigen::Ref<const VecX>& u) const;

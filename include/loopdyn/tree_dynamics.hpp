@@ -95,21 +95,27 @@ void aba(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q, const 
 /// Workspace of the recursive Newton-Euler algorithm.
 struct RneaData {
   explicit RneaData(const Model& model);
-  KinematicsData kin;
+  KinematicsData kin;   ///< of the overload that takes (q, u)
   std::vector<Vec6> a;  ///< (nbodies) spatial accelerations (with the gravity base acceleration)
   std::vector<Vec6> f;  ///< (nbodies) spatial force transmitted by each body's joint, body frame
 };
 /// Inverse dynamics: τ = M(q) u̇ + C(q, u) − (joint-space image of fext).
 void rnea(const Model& model, RneaData& d, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u,
           const Eigen::Ref<const VecX>& udot, const Mat6X* fext, Eigen::Ref<VecX> tau);
+/// rnea with positions and velocities already current in kin (a formulation's own kinematics of the
+/// call): the same τ without a second kinematic sweep.
+void rnea(const Model& model, const KinematicsData& kin, RneaData& d, const Eigen::Ref<const VecX>& udot,
+          const Mat6X* fext, Eigen::Ref<VecX> tau);
 
 /// Workspace of the composite-rigid-body algorithm.
 struct CrbaData {
   explicit CrbaData(const Model& model);
-  KinematicsData kin;
+  KinematicsData kin;     ///< of the overload that takes q
   std::vector<Mat6> Ic;  ///< (nbodies) composite inertia of the subtree, body frame
 };
 /// Joint-space inertia matrix M(q) (nv x nv), both triangles filled.
 void crba(const Model& model, CrbaData& d, const Eigen::Ref<const VecX>& q, Eigen::Ref<MatX> M);
+/// crba with positions already current in kin.
+void crba(const Model& model, const KinematicsData& kin, CrbaData& d, Eigen::Ref<MatX> M);
 
 }  // namespace loopdyn

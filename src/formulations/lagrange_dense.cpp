@@ -15,9 +15,9 @@ void LagrangeDense::accelerations(double t, const VecX& q, const VecX& u, Eigen:
   update_velocities(model_, kin_, q, u);
   evaluate_forces(model_, kin_, t, q, u, forces_);
   // Q = τ − (C(q, u) − Jᵀ f_ext): RNEA at u̇ = 0 gives the bracket.
-  rnea(model_, rnea_, q, u, zero_, &forces_.f_body, Q_);
+  rnea(model_, kin_, rnea_, zero_, &forces_.f_body, Q_);
   Q_ = forces_.applied.tau - Q_;
-  crba(model_, crba_, q, M_);
+  crba(model_, kin_, crba_, M_);
   mass_llt_.compute(M_);
   if (mass_llt_.info() != Eigen::Success) {
     std::ostringstream s;

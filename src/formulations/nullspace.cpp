@@ -20,9 +20,9 @@ void Nullspace::accelerations(double t, const VecX& q_in, const VecX& u_in, Eige
   const VecX& u = partition_.state_u();
   const KinematicsData& kin = partition_.kinematics();
   evaluate_forces(model_, kin, t, q, u, forces_);
-  rnea(model_, rnea_, q, u, zero_, &forces_.f_body, Q_);
+  rnea(model_, kin, rnea_, zero_, &forces_.f_body, Q_);
   Q_ = forces_.applied.tau - Q_;  // Q = τ − (C − Jᵀ f_ext)
-  crba(model_, crba_, q, M_);
+  crba(model_, kin, crba_, M_);
   const int r = partition_.rank(), ni = model_.nv - r;
   partition_.partial_velocity_matrix(B_);  // eq 18
   if (r > 0) constraint_bias(model_, cons_, kin, partition_.constraint_data(), gamma_);
