@@ -393,7 +393,7 @@ void embedding_models(const std::string& dir) {
       de = std::max(de, std::abs(e.traj.at(r, "energy") - e.traj.at(0, "energy")));
       dd = std::max(dd, std::abs(d.traj.at(r, "energy") - d.traj.at(0, "energy")));
     }
-    const Aggregation& agg = p.model.loops().aggregation;
+    const AggregatedTree& agg = p.model.loops().aggregation;
     const std::vector<int> free = p.model.loops().independent_speeds(p.model, p.q);
     std::string nodes;
     for (std::size_t n = 0; n < agg.nodes.size(); ++n)

@@ -62,14 +62,14 @@ Subgraph coupling_subgraph(const Model& m, int coupling) {
   return sorted(std::move(g));
 }
 
-int Aggregation::largest_nv() const {
+int AggregatedTree::largest_nv() const {
   int n = 0;
-  for (const AggregatedNode& node : nodes)
+  for (const AggregatedBody& node : nodes)
     if (node.aggregated()) n = std::max(n, node.nv);
   return n;
 }
 
-Aggregation aggregate(const Model& m) {
+AggregatedTree aggregate(const Model& m) {
   const int nb = m.nbodies;
   std::vector<char> member(nb, 0);  // body belongs to some sub-graph
   Sets sets(nb);
@@ -83,7 +83,7 @@ Aggregation aggregate(const Model& m) {
   for (int k = 0; k < static_cast<int>(m.loop_joints.size()); ++k) add_subgraph(loop_subgraph(m, k));
   for (int k = 0; k < static_cast<int>(m.couplings.size()); ++k) add_subgraph(coupling_subgraph(m, k));
   // Nodes: one per set and one per single body, in order of their first (topmost) body.
-  Aggregation out;
+  AggregatedTree out;
   out.node_of_body.assign(nb, -1);
   std::vector<int> node_of_set(nb, -1);
   for (int i = 0; i < nb; ++i) {

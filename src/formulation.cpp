@@ -27,6 +27,36 @@ std::unique_ptr<Formulation> make(const Model& model, const FormulationSettings&
 
 }  // namespace
 
+Formulation::Formulation(const Model& model)
+    : model_(model), q_(model.nq), u_(model.nv), udot_(model.nv) {}
+
+void Formulation::to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const {
+  x.head(model_.nq) = q;
+  x.tail(model_.nv) = u;
+  model_.normalize(x.head(model_.nq));
+}
+
+void Formulation::derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) {
+  q_ = x.head(model_.nq);
+  u_ = x.tail(model_.nv);
+  complete_state(t, q_, u_);
+  accelerations(t, q_, u_, udot_);
+  model_.qdot(q_, u_, dx.head(model_.nq));
+  dx.tail(model_.nv) = udot_;
+}
+
+void Formulation::accept(double t, Eigen::Ref<VecX> x) {
+  model_.normalize(x.head(model_.nq));
+  complete_accepted_state(t, x.head(model_.nq), x.tail(model_.nv));
+}
+
+void Formulation::complete(double t, Eigen::Ref<VecX> x) { complete_state(t, x.head(model_.nq), x.tail(model_.nv)); }
+
+void Formulation::to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const {
+  q = x.head(model_.nq);
+  u = x.tail(model_.nv);
+}
+
 const std::vector<MethodInfo>& methods() {
   using C = Coordinates;
   static const std::vector<MethodInfo> table{

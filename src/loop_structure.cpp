@@ -15,7 +15,7 @@ LoopStructure::LoopStructure(const Model& model)
 
 std::vector<int> LoopStructure::independent_speeds(const Model& model, const VecX& q) const {
   const Constraints& cons = constraints;
-  const Aggregation& a = aggregation;
+  const AggregatedTree& a = aggregation;
   KinematicsData kin(model);
   update_positions(model, kin, q);
   ConstraintData data(model);
@@ -23,7 +23,7 @@ std::vector<int> LoopStructure::independent_speeds(const Model& model, const Vec
   constraint_jacobian(model, cons, kin, data, G);
   std::vector<int> out;
   for (std::size_t n = 0; n < a.nodes.size(); ++n) {
-    const AggregatedNode& node = a.nodes[n];
+    const AggregatedBody& node = a.nodes[n];
     std::vector<int> rows, cols;
     for (int r = 0; r < cons.rows(); ++r) {
       const ConstraintRow& row = cons.kept()[r];

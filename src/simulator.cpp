@@ -42,23 +42,20 @@ Simulator::Simulator(const Model& model, Formulation& formulation, const Simulat
     }
     reactions_.emplace(model_, constraints_);
   }
+  if (settings_.project && formulation_.coordinates() != Coordinates::joint)
+    throw std::invalid_argument("--project projects joint coordinates; method '" + std::string(formulation_.name()) +
+                                "' integrates absolute coordinates and holds its constraints itself");
 }
 
-void Simulator::rhs(double t, const VecX& x, VecX& dx) {
-  // ẋ = [q̇(q, u); u̇] with u̇ from the formulation.
-  q_ = x.head(model_.nq);
-  u_ = x.tail(model_.nv);
-  formulation_.complete_state(t, q_, u_);
-  formulation_.accelerations(t, q_, u_, udot_);
-  model_.qdot(q_, u_, dx.head(model_.nq));
-  dx.tail(model_.nv) = udot_;
-}
+void Simulator::rhs(double t, const VecX& x, VecX& dx) { formulation_.derivative(t, x, dx); }
 
 void Simulator::post_step(double t, VecX& x) {
-  model_.normalize(x.head(model_.nq));
-  formulation_.complete_accepted_state(t, x.head(model_.nq), x.tail(model_.nv));
-  if (projector_) projector_->project(t, x.head(model_.nq), x.tail(model_.nv));
-  if (monitor_ && monitor_->observe(t, x.head(model_.nq), x.tail(model_.nv))) crossings_.push_back(monitor_->last());
+  formulation_.accept(t, x);
+  if (projector_) projector_->project(t, x.head(model_.nq), x.tail(model_.nv));  // joint layout (constructor)
+  if (monitor_) {
+    formulation_.to_joint(x, q_, u_);
+    if (monitor_->observe(t, q_, u_)) crossings_.push_back(monitor_->last());
+  }
 }
 
 double Simulator::adjust_step(double t, double h) { return monitor_ ? monitor_->adjust_step(t, h) : h; }
@@ -80,16 +77,19 @@ void Simulator::prepare_change_points(Trajectory& traj, const VecX& q0, const Ve
 VecX Simulator::row(double t, const VecX& x_in) {
   // Dense output of dopri5 interpolates the dependent coordinates too: complete them.
   VecX x = x_in;
-  formulation_.complete_state(t, x.head(model_.nq), x.tail(model_.nv));
-  const VecX q = x.head(model_.nq), u = x.tail(model_.nv);
+  formulation_.complete(t, x);
+  VecX q(model_.nq), u(model_.nv);
+  formulation_.to_joint(x, q, u);
   update_positions(model_, output_kin_, q);
   update_velocities(model_, output_kin_, q, u);
   const bool loops = model_.has_loops();
   const Eigen::Index nreactions = reactions_ ? 6 * (model_.nbodies + model_.loop_joints.size()) : 0;
-  VecX r(1 + x.size() + 3 * model_.markers.size() + 1 + (loops ? 2 : 0) + nreactions);
+  const Eigen::Index nx = model_.nq + model_.nv;
+  VecX r(1 + nx + 3 * model_.markers.size() + 1 + (loops ? 2 : 0) + nreactions);
   r(0) = t;
-  r.segment(1, x.size()) = x;
-  Eigen::Index k = 1 + x.size();
+  r.segment(1, model_.nq) = q;
+  r.segment(1 + model_.nq, model_.nv) = u;
+  Eigen::Index k = 1 + nx;
   for (const ModelMarker& m : model_.markers) {
     r.segment<3>(k) = point_position(output_kin_, m.body, m.point);
     k += 3;
@@ -129,10 +129,10 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
   if (settings_.project) projector_.emplace(model_, constraints_, settings_.projection);  // fresh stats
 
   VecX x0(size());
-  x0 << q0, u0;
-  model_.normalize(x0.head(model_.nq));
-  prepare_change_points(traj, x0.head(model_.nq), u0);
-  if (monitor_) monitor_->observe(0.0, x0.head(model_.nq), u0);
+  formulation_.to_state(q0, u0, x0);
+  formulation_.to_joint(x0, q_, u_);
+  prepare_change_points(traj, q_, u_);
+  if (monitor_) monitor_->observe(0.0, q_, u_);
   const std::vector<double> times = output_times(settings_.t_end, settings_.output_dt);
   traj.stats = integrate(*this, settings_.integrator, 0.0, x0, times, [&](double t, const VecX& x) {
     traj.rows.push_back(row(t, x));

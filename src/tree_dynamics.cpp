@@ -38,7 +38,7 @@ int last_loaded_body(const Model& model, const Eigen::Ref<const VecX>& tau, cons
   return -1;
 }
 
-AggregatedBody* aggregated(AggregatedTree* tree, int body) {
+AggregatedBodyData* aggregated(AggregatedTreeData* tree, int body) {
   if (!tree) return nullptr;
   const int n = tree->node_of_body[body];
   return n < 0 ? nullptr : &tree->nodes[n];
@@ -47,7 +47,7 @@ AggregatedBody* aggregated(AggregatedTree* tree, int body) {
 // D_S⁻¹ in place of D_S (lower triangle filled): directly for one independent speed (a ladder
 // cell, a geared joint), else by Cholesky, column by column (a matrix solve allocates Eigen's
 // blocking space).
-void invert_positive_definite(AggregatedBody& g, const Model& model) {
+void invert_positive_definite(AggregatedBodyData& g, const Model& model) {
   const Eigen::Index n = g.Dinv.rows();
   const bool regular = n == 1 ? g.Dinv(0, 0) > 0.0 : (g.llt.compute(g.Dinv), g.llt.info() == Eigen::Success);
   if (!regular || !g.Dinv.allFinite())
@@ -68,7 +68,7 @@ void invert_positive_definite(AggregatedBody& g, const Model& model) {
 // children included, block diagonal over the bodies), D_S = H_RSᵀ P_S H_RS (eq 51), and
 // τ̄_S P_S = Σ φ P φ* − G Uᵀ with U = Σ φ P H carried to p's frame and G = U D⁻¹. Small
 // fixed-size kernels column by column: nβ is the aggregated body's mobility (1 on a ladder cell).
-void factor_aggregated(const Model& model, AbaData& d, AggregatedBody& g) {
+void factor_aggregated(const Model& model, AbaData& d, AggregatedBodyData& g) {
   const int nb = static_cast<int>(g.bodies.size());
   const int nbeta = static_cast<int>(g.X.cols());
   if (g.U.cols() != nbeta) {
@@ -121,7 +121,7 @@ void factor_aggregated(const Model& model, AbaData& d, AggregatedBody& g) {
 // Eqs 54-55 at aggregated body S: a_S (abar) from the top down, z = P a_S + b summed towards the
 // top, ε_S = Xᵀ τ_S − H_RSᵀ z (own terms of each body), ν_S = D⁻¹ ε_S, and the bias force
 // passed to p: Σ φ z + G ε.
-void bias_aggregated(const Model& model, AbaData& d, AggregatedBody& g, const Eigen::Ref<const VecX>& tau,
+void bias_aggregated(const Model& model, AbaData& d, AggregatedBodyData& g, const Eigen::Ref<const VecX>& tau,
                      bool with_bias) {
   const int nb = static_cast<int>(g.bodies.size());
   const int nbeta = static_cast<int>(g.X.cols());
@@ -158,7 +158,7 @@ void bias_aggregated(const Model& model, AbaData& d, AggregatedBody& g, const Ei
 
 // Eq 56 at aggregated body S: θ̈_RS = ν − Gᵀ α_p, θ̈_S = X θ̈_RS + x, and the accelerations of
 // its bodies from the top down.
-void accelerate_aggregated(const Model& model, AbaData& d, AggregatedBody& g, const Vec6& a_ground, bool with_bias,
+void accelerate_aggregated(const Model& model, AbaData& d, AggregatedBodyData& g, const Vec6& a_ground, bool with_bias,
                            Eigen::Ref<VecX> udot) {
   const int nbeta = static_cast<int>(g.X.cols());
   const Vec6& ap = g.parent_body < 0 ? a_ground : d.a[g.parent_body];
@@ -180,10 +180,10 @@ void accelerate_aggregated(const Model& model, AbaData& d, AggregatedBody& g, co
 
 // Backward sweep of articulated inertias (Featherstone Table 7.1; Jain 002 eq 42, and eq 50 at
 // an aggregated body, which is visited at its top body, after every body below it).
-void factor_sweep(const Model& model, AbaData& d, AggregatedTree* tree) {
+void factor_sweep(const Model& model, AbaData& d, AggregatedTreeData* tree) {
   for (int i = 0; i < model.nbodies; ++i) d.Ia[i] = model.inertia[i];
   for (int i = model.nbodies - 1; i >= 0; --i) {
-    if (AggregatedBody* g = aggregated(tree, i)) {
+    if (AggregatedBodyData* g = aggregated(tree, i)) {
       if (i == g->bodies.front()) factor_aggregated(model, d, *g);
       continue;
     }
@@ -212,7 +212,7 @@ void factor_sweep(const Model& model, AbaData& d, AggregatedTree* tree) {
 
 // Articulated bias forces tip to base, accelerations base to tip (Featherstone Table 7.1; Jain 002
 // Algorithm 6.1, and eqs 54-57 at an aggregated body).
-void solve_sweep(const Model& model, AbaData& d, AggregatedTree* tree, const Eigen::Ref<const VecX>& tau,
+void solve_sweep(const Model& model, AbaData& d, AggregatedTreeData* tree, const Eigen::Ref<const VecX>& tau,
                  const Mat6X* fext, Bias bias, Eigen::Ref<VecX> udot) {
   const bool with_bias = bias == Bias::yes;
   const int last = tree ? model.nbodies - 1 : last_loaded_body(model, tau, fext, bias);
@@ -221,7 +221,7 @@ void solve_sweep(const Model& model, AbaData& d, AggregatedTree* tree, const Eig
   d.tau_eff.tail(model.nv - v_end).setZero();
   // Backward: τ_eff = τ − Sᵀ pa; pa_parent += X*(pa + Ia_proj c + U D⁻¹ τ_eff).
   for (int i = last; i >= 0; --i) {
-    if (AggregatedBody* g = aggregated(tree, i)) {
+    if (AggregatedBodyData* g = aggregated(tree, i)) {
       if (i == g->bodies.front()) bias_aggregated(model, d, *g, tau, with_bias);
       continue;
     }
@@ -243,7 +243,7 @@ void solve_sweep(const Model& model, AbaData& d, AggregatedTree* tree, const Eig
   // Forward: a' = X⁻¹ a_parent + c; u̇ = D⁻¹(τ_eff − Uᵀ a'); a = a' + S u̇.
   const Vec6 a_ground = ground_acceleration(model, bias);
   for (int i = 0; i < model.nbodies; ++i) {
-    if (AggregatedBody* g = aggregated(tree, i)) {
+    if (AggregatedBodyData* g = aggregated(tree, i)) {
       if (i == g->bodies.front()) accelerate_aggregated(model, d, *g, a_ground, with_bias, udot);
       continue;
     }
@@ -266,7 +266,7 @@ void solve_sweep(const Model& model, AbaData& d, AggregatedTree* tree, const Eig
 
 }  // namespace
 
-AggregatedBody::AggregatedBody(const Model& model, std::vector<int> bodies_in)
+AggregatedBodyData::AggregatedBodyData(const Model& model, std::vector<int> bodies_in)
     : bodies(std::move(bodies_in)), C(bodies.size()), abar(bodies.size()), z(bodies.size()) {
   parent_body = model.parent[bodies.front()];
   for (int b : bodies) {
@@ -288,7 +288,7 @@ void aba_factor(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q)
   factor_sweep(model, d, nullptr);
 }
 
-void aba_factor(const Model& model, AbaData& d, AggregatedTree& tree) { factor_sweep(model, d, &tree); }
+void aba_factor(const Model& model, AbaData& d, AggregatedTreeData& tree) { factor_sweep(model, d, &tree); }
 
 void aba_velocity(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u) {
   update_velocities(model, d.kin, q, u);
@@ -305,12 +305,12 @@ void aba_solve(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& tau
   solve_sweep(model, d, nullptr, tau, fext, bias, udot);
 }
 
-void aba_solve(const Model& model, AbaData& d, AggregatedTree& tree, const Eigen::Ref<const VecX>& tau,
+void aba_solve(const Model& model, AbaData& d, AggregatedTreeData& tree, const Eigen::Ref<const VecX>& tau,
                const Mat6X* fext, Bias bias, Eigen::Ref<VecX> udot) {
   solve_sweep(model, d, &tree, tau, fext, bias, udot);
 }
 
-void aggregated_loop_forces(const Model& model, const AbaData& d, const AggregatedBody& g,
+void aggregated_loop_forces(const Model& model, const AbaData& d, const AggregatedBodyData& g,
                             const Eigen::Ref<const VecX>& tau, std::vector<Vec6>& force, Eigen::Ref<VecX> rho) {
   const int nb = static_cast<int>(g.bodies.size());
   for (int j = 0; j < nb; ++j) force[j] = d.Ia[g.bodies[j]] * d.a[g.bodies[j]] + d.pa[g.bodies[j]];

@@ -13,7 +13,7 @@
 namespace loopdyn {
 namespace {
 
-std::set<std::string> names(const Model& m, const AggregatedNode& node) {
+std::set<std::string> names(const Model& m, const AggregatedBody& node) {
   std::set<std::string> out;
   for (int b : node.bodies) out.insert(m.body_name[b]);
   return out;
@@ -33,11 +33,11 @@ int lowest_common_ancestor(const Model& m, int a, int b) {
 //  * minimal: every body of an aggregated node lies on the tree path of one of its loop joints
 //    (common ancestor excluded) or couplings (common ancestor included only if it is coupled);
 //  * nv adds up the speeds of the node's bodies.
-void expect_valid(const Model& m, const Aggregation& a) {
+void expect_valid(const Model& m, const AggregatedTree& a) {
   ASSERT_EQ(static_cast<int>(a.node_of_body.size()), m.nbodies);
   std::vector<int> seen(m.nbodies, 0);
   for (std::size_t n = 0; n < a.nodes.size(); ++n) {
-    const AggregatedNode& node = a.nodes[n];
+    const AggregatedBody& node = a.nodes[n];
     ASSERT_FALSE(node.bodies.empty());
     EXPECT_TRUE(std::is_sorted(node.bodies.begin(), node.bodies.end()));
     EXPECT_LT(node.parent, static_cast<int>(n));
@@ -87,13 +87,13 @@ void expect_valid(const Model& m, const Aggregation& a) {
   }
   for (int b = 0; b < m.nbodies; ++b) EXPECT_EQ(seen[b], 1) << m.body_name[b];
   int loops = 0;
-  for (const AggregatedNode& node : a.nodes) loops += static_cast<int>(node.loop_joints.size());
+  for (const AggregatedBody& node : a.nodes) loops += static_cast<int>(node.loop_joints.size());
   EXPECT_EQ(loops, static_cast<int>(m.loop_joints.size()));
 }
 
-TEST(Aggregation, TreeKeepsEverySingleBody) {
+TEST(AggregatedTree, TreeKeepsEverySingleBody) {
   const Model m = Model::build(test::random_tree(3, 9, 2));
-  const Aggregation a = m.loops().aggregation;
+  const AggregatedTree a = m.loops().aggregation;
   expect_valid(m, a);
   ASSERT_EQ(static_cast<int>(a.nodes.size()), m.nbodies);
   for (int b = 0; b < m.nbodies; ++b) {
@@ -104,9 +104,9 @@ TEST(Aggregation, TreeKeepsEverySingleBody) {
 }
 
 // 002 Fig. 4: a cut-edge to ground aggregates every ancestor of the other body.
-TEST(Aggregation, CutEdgeToGroundAggregatesTheWholeChain) {
+TEST(AggregatedTree, CutEdgeToGroundAggregatesTheWholeChain) {
   const Model m = test::load_model("fourbar_anderson");  // ground-crank-coupler-rocker, rocker cut to ground
-  const Aggregation a = m.loops().aggregation;
+  const AggregatedTree a = m.loops().aggregation;
   expect_valid(m, a);
   ASSERT_EQ(a.nodes.size(), 1u);
   EXPECT_EQ(names(m, a.nodes[0]), (std::set<std::string>{"crank", "coupler", "rocker"}));
@@ -117,12 +117,12 @@ TEST(Aggregation, CutEdgeToGroundAggregatesTheWholeChain) {
 // The parallelogram four-bar cut between coupler and rocker (cousins under ground), and a pendulum
 // hanging from its coupler: the loop aggregates crank, coupler and rocker; the pendulum stays a
 // single body whose parent node is the aggregated one.
-TEST(Aggregation, BodiesOutsideTheLoopStaySingleAndHangFromTheAggregate) {
+TEST(AggregatedTree, BodiesOutsideTheLoopStaySingleAndHangFromTheAggregate) {
   Mechanism mech = test::parallelogram_four_bar(true);
   mech.add_body("bob", 1.0, Vec3(0, -0.5, 0), Mat3::Identity() * 0.01);
   mech.add_joint("bob_pin", JointType::revolute, mech.joints[1].child, "bob").axis = Vec3::UnitZ();
   const Model m = Model::build(mech);
-  const Aggregation a = m.loops().aggregation;
+  const AggregatedTree a = m.loops().aggregation;
   expect_valid(m, a);
   ASSERT_EQ(a.nodes.size(), 2u);
   EXPECT_EQ(a.nodes[0].bodies.size(), 3u);
@@ -134,11 +134,11 @@ TEST(Aggregation, BodiesOutsideTheLoopStaySingleAndHangFromTheAggregate) {
 // benchmarks.md's planar ladder: every cell (lp_k, rung_k, rp_k) is one aggregated body hanging
 // from the previous cell's rung (ground for k = 0), in both layouts and in the parents-first
 // listing; the cost of embedding is then linear in L with 3-speed aggregated bodies.
-TEST(Aggregation, PlanarLadderAggregatesEachCellOnItsOwn) {
+TEST(AggregatedTree, PlanarLadderAggregatesEachCellOnItsOwn) {
   for (LadderLayout layout : {LadderLayout::serial, LadderLayout::comb, LadderLayout::comb_parents_first}) {
     for (int cells : {1, 2, 5, 16}) {
       const Model m = Model::build(ladder_mechanism(cells, layout));
-      const Aggregation a = m.loops().aggregation;
+      const AggregatedTree a = m.loops().aggregation;
       expect_valid(m, a);
       ASSERT_EQ(static_cast<int>(a.nodes.size()), cells) << cells;
       EXPECT_EQ(a.largest_nv(), 3);
@@ -156,9 +156,9 @@ TEST(Aggregation, PlanarLadderAggregatesEachCellOnItsOwn) {
 }
 
 // A gear between two wheels on ground (002 §5.1): both axles in one aggregated body.
-TEST(Aggregation, GearCouplesItsJointsIntoOneAggregate) {
+TEST(AggregatedTree, GearCouplesItsJointsIntoOneAggregate) {
   const Model m = test::load_model("geared_pair");
-  const Aggregation a = m.loops().aggregation;
+  const AggregatedTree a = m.loops().aggregation;
   expect_valid(m, a);
   ASSERT_EQ(a.nodes.size(), 1u);
   EXPECT_EQ(a.nodes[0].couplings, std::vector<int>{0});
@@ -166,7 +166,7 @@ TEST(Aggregation, GearCouplesItsJointsIntoOneAggregate) {
 }
 
 // A gear between a joint and its parent's joint includes the parent (its own joint is coupled).
-TEST(Aggregation, GearOnParentAndChildJointsIncludesTheParent) {
+TEST(AggregatedTree, GearOnParentAndChildJointsIncludesTheParent) {
   Mechanism mech;
   const Mat3 I = Mat3::Identity() * 0.01;
   mech.add_body("a", 1.0, Vec3::Zero(), I);
@@ -180,7 +180,7 @@ TEST(Aggregation, GearOnParentAndChildJointsIncludesTheParent) {
   gear.terms = {{"jb", 1.0}, {"jc", 2.0}};
   mech.couplings.push_back(gear);
   const Model m = Model::build(mech);
-  const Aggregation a = m.loops().aggregation;
+  const AggregatedTree a = m.loops().aggregation;
   expect_valid(m, a);
   ASSERT_EQ(a.nodes.size(), 2u);
   EXPECT_EQ(names(m, a.nodes[0]), std::set<std::string>{"a"});
@@ -190,10 +190,10 @@ TEST(Aggregation, GearOnParentAndChildJointsIncludesTheParent) {
 
 // Loops whose sub-graphs share bodies merge into one aggregated body (the random two-loop case of
 // the trajectory tests shares three bodies); random mechanisms keep every property.
-TEST(Aggregation, CoupledLoopsMergeAndRandomMechanismsStayValid) {
+TEST(AggregatedTree, CoupledLoopsMergeAndRandomMechanismsStayValid) {
   const test::ClosedCase coupled = test::closed_loops(7, 7, 2, 0);
   const Model m = Model::build(coupled.mechanism);
-  const Aggregation a = m.loops().aggregation;
+  const AggregatedTree a = m.loops().aggregation;
   expect_valid(m, a);
   const int node = a.node_of_body[m.loop_joints[0].child >= 0 ? m.loop_joints[0].child : m.loop_joints[0].parent];
   EXPECT_EQ(a.nodes[node].loop_joints.size(), 2u);

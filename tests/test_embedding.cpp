@@ -58,7 +58,7 @@ TEST(Embedding, EveryLoopAndGearLandsInOneAggregatedBodyOfTheExpectedSize) {
     const Model m = test::load_model(e.file);
     const Embedding f(m, {});
     int aggregated = 0;
-    for (const AggregatedNode& n : f.aggregation().nodes) aggregated += n.aggregated();
+    for (const AggregatedBody& n : f.aggregation().nodes) aggregated += n.aggregated();
     EXPECT_EQ(aggregated, e.aggregated) << e.file;
     EXPECT_EQ(f.aggregation().largest_nv(), e.largest_nv) << e.file;
   }

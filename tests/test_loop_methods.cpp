@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "loopdyn/formulation.hpp"
-#include "loopdyn/formulations/loop_formulation.hpp"
 #include "loopdyn/formulations/gcp.hpp"
+#include "loopdyn/formulations/lagrange.hpp"
 #include "loopdyn/formulations/nullspace.hpp"
 #include "loopdyn/generators.hpp"
 #include "test_support.hpp"
@@ -114,7 +114,7 @@ TEST(LoopMethods, LagrangeSingularConfigurationIsReportedWithTheLoopAndTime) {
     EXPECT_EQ(events[0].t, 1.25);
     EXPECT_NE(events[0].message.find("singular configuration"), std::string::npos) << events[0].message;
     EXPECT_NE(events[0].message.find("'C'"), std::string::npos) << events[0].message;
-    EXPECT_EQ(static_cast<const LoopFormulation&>(*f).rank(), 1) << method;
+    EXPECT_EQ(static_cast<const LagrangeFormulation&>(*f).rank(), 1) << method;
     // Minimum-norm multipliers still give accelerations that satisfy the constraint: G u̇ = γ.
     const auto [phi, G, gamma] = test::constraint_values(m, m.q0, u);
     EXPECT_TRUE(near(G * udot, gamma, 1e-9)) << method;
@@ -125,7 +125,7 @@ TEST(LoopMethods, LagrangeSingularConfigurationIsReportedWithTheLoopAndTime) {
     f->accelerations(1.5, (VecX(3) << 0.7, -0.7, 0.7).finished(), u, udot);
     ASSERT_EQ(events.size(), 2u) << method;
     EXPECT_NE(events[1].message.find("left the singular configuration"), std::string::npos) << events[1].message;
-    EXPECT_EQ(static_cast<const LoopFormulation&>(*f).rank(), 2) << method;
+    EXPECT_EQ(static_cast<const LagrangeFormulation&>(*f).rank(), 2) << method;
   }
 }
 

@@ -99,12 +99,11 @@ TEST(Methods, DocsTablesAreTheRegistry) {
 // A formulation written outside loopdyn, so not in the registry.
 class Outside final : public Formulation {
  public:
-  explicit Outside(const Model& model) : tree_(model) {}
+  explicit Outside(const Model& model) : Formulation(model), tree_(model) {}
   std::string_view name() const override { return "outside"; }
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override {
     tree_.accelerations(t, q, u, udot);
   }
-  const KinematicsData& kinematics() const override { return tree_.kinematics(); }
 
  private:
   TreeFormulation tree_;

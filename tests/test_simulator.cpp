@@ -1,6 +1,7 @@
-// Simulator: output times, recorded columns, CSV output.
+// Simulator: output times, recorded columns, CSV output, a formulation's own state layout.
 #include <sstream>
 
+#include "loopdyn/formulation.hpp"
 #include "loopdyn/formulations/tree.hpp"
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/simulator.hpp"
@@ -79,6 +80,75 @@ TEST(Simulator, NonFiniteAccelerationStopsWithTheTime) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("t = 0.02"), std::string::npos) << e.what();
   }
+}
+
+// A method whose state is not [q; u]: x = [u; q; s] with s = t integrated alongside (ẋ = 1),
+// wrapping another formulation for the dynamics. Its Simulator integrates x and writes the joint
+// columns through to_joint() only.
+class ReorderedState final : public Formulation {
+ public:
+  ReorderedState(const Model& model, Formulation& inner)
+      : Formulation(model), inner_(inner), dx_(model.nq + model.nv) {}
+  std::string_view name() const override { return "reordered"; }
+  void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override {
+    inner_.accelerations(t, q, u, udot);
+  }
+  Coordinates coordinates() const override { return Coordinates::absolute; }
+  int state_size() const override { return model_.nq + model_.nv + 1; }
+  void to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const override {
+    VecX inner(model_.nq + model_.nv);
+    inner_.to_state(q, u, inner);
+    x << inner.tail(model_.nv), inner.head(model_.nq), 0.0;
+  }
+  void derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) override {
+    inner_.derivative(t, joint_layout(x), dx_);
+    dx << dx_.tail(model_.nv), dx_.head(model_.nq), 1.0;
+  }
+  void accept(double t, Eigen::Ref<VecX> x) override { pass(t, x, &Formulation::accept); }
+  void complete(double t, Eigen::Ref<VecX> x) override { pass(t, x, &Formulation::complete); }
+  void to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const override {
+    q = x.segment(model_.nv, model_.nq);
+    u = x.head(model_.nv);
+  }
+
+ private:
+  VecX joint_layout(const VecX& x) const {
+    VecX j(model_.nq + model_.nv);
+    j << x.segment(model_.nv, model_.nq), x.head(model_.nv);
+    return j;
+  }
+  void pass(double t, Eigen::Ref<VecX> x, void (Formulation::*step)(double, Eigen::Ref<VecX>)) {
+    VecX j = joint_layout(x);
+    (inner_.*step)(t, j);
+    x.head(model_.nv) = j.tail(model_.nv);
+    x.segment(model_.nv, model_.nq) = j.head(model_.nq);
+  }
+  Formulation& inner_;
+  VecX dx_;
+};
+
+// The Simulator assumes nothing of a method's state: gcp (whose completion overwrites the
+// dependent coordinates of every stage, accepted and output state) integrated as [u; q; t] gives
+// the rows of gcp integrated as [q; u], bit for bit (rk4 combines the components one by one with
+// the same arithmetic in both layouts).
+TEST(Simulator, AMethodOwnsItsStateLayout) {
+  const Model m = test::load_model("fourbar_anderson");
+  SimulationSettings s;
+  s.integrator.kind = IntegratorKind::rk4;
+  s.integrator.dt = 1e-3;
+  s.t_end = 0.05;
+  s.output_dt = 0.01;
+  auto direct = make_formulation("gcp", m);
+  const Trajectory a = Simulator(m, *direct, s).run(m.q0, m.u0);
+  auto inner = make_formulation("gcp", m);
+  ReorderedState reordered(m, *inner);
+  const Trajectory b = Simulator(m, reordered, s).run(m.q0, m.u0);
+  EXPECT_EQ(b.columns, a.columns);
+  ASSERT_EQ(b.rows.size(), a.rows.size());
+  for (std::size_t r = 0; r < a.rows.size(); ++r) EXPECT_EQ(b.rows[r], a.rows[r]) << "row " << r;
+  // Projection is of joint coordinates: refused for a method that integrates others.
+  s.project = true;
+  EXPECT_THROW(Simulator(m, reordered, s), std::invalid_argument);
 }
 
 }  // namespace

@@ -177,11 +177,11 @@ nlohmann::json describe(const Model& model) {
   }
   const RankInfo rank = constraint_rank(model, cons, model.q0);
   // 002 §4.2 aggregated bodies, with their independent speeds at the initial state.
-  const Aggregation& agg = model.loops().aggregation;
+  const AggregatedTree& agg = model.loops().aggregation;
   const std::vector<int> independent = model.loops().independent_speeds(model, model.q0);
   json aggregated = json::array();
   for (std::size_t n = 0; n < agg.nodes.size(); ++n) {
-    const AggregatedNode& node = agg.nodes[n];
+    const AggregatedBody& node = agg.nodes[n];
     if (!node.aggregated()) continue;
     json held = json::array(), cuts = json::array(), gears = json::array();
     for (int b : node.bodies) held.push_back(model.body_name[b]);

@@ -23,7 +23,10 @@
 
 namespace loopdyn {
 
-struct AggregatedNode {
+/// A body of the aggregated tree: one model body, or several joined by the loop joints and
+/// couplings embedded in them (aggregated()). Its sweep workspace is AggregatedBodyData
+/// (tree_dynamics.hpp), as KinematicsData is the Model's.
+struct AggregatedBody {
   std::vector<int> bodies;       ///< model body indices, ascending (parents before children)
   std::vector<int> loop_joints;  ///< indices into Model::loop_joints embedded here
   std::vector<int> couplings;    ///< indices into Model::couplings embedded here
@@ -33,15 +36,16 @@ struct AggregatedNode {
   bool aggregated() const { return !loop_joints.empty() || !couplings.empty(); }
 };
 
-struct Aggregation {
-  std::vector<AggregatedNode> nodes;  ///< parents before children
+/// The bodies of the aggregated tree and, per model body, the one that holds it.
+struct AggregatedTree {
+  std::vector<AggregatedBody> nodes;  ///< parents before children
   std::vector<int> node_of_body;      ///< (nbodies)
-  /// Largest number of speeds of one aggregated node (0 without loops or couplings).
+  /// Largest number of speeds of one aggregated body (0 without loops or couplings).
   int largest_nv() const;
 };
 
 /// The aggregated tree of a model (see the file comment).
-Aggregation aggregate(const Model& model);
+AggregatedTree aggregate(const Model& model);
 
 /// The sub-graph of one loop-closing joint or coupling (see the file comment): its bodies,
 /// ascending, and the common ancestor they hang from, which is the loop base body 0_i of paper 000

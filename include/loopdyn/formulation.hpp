@@ -61,16 +61,19 @@ struct FormulationEvent {
   std::string message;
 };
 
+/// State layout of a method: joint coordinates [q; u], or absolute body coordinates.
+enum class Coordinates { joint, absolute };
+
 class Formulation {
  public:
+  explicit Formulation(const Model& model);
   virtual ~Formulation() = default;
   virtual std::string_view name() const = 0;
+  const Model& model() const { return model_; }
   /// u̇ (nv) at (t, q, u). Throws std::runtime_error with the time on a physics failure.
   virtual void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) = 0;
   /// Loop-closure multipliers of the last call (empty for methods without them).
   virtual const VecX& multipliers() const { return no_multipliers_; }
-  /// Kinematics of the last call (positions and velocities at its q, u).
-  virtual const KinematicsData& kinematics() const = 0;
   /// Methods that hold the loops closed by position and velocity analysis (gcp, nullspace: paper
   /// 001 eqs 12-14) overwrite the dependent coordinates and speeds of (q, u) with the values that
   /// close the loops for the given independent ones; the others leave (q, u) as they are. The
@@ -88,12 +91,36 @@ class Formulation {
   /// Receives events (the default sink drops them).
   void set_event_sink(std::function<void(const FormulationEvent&)> sink) { sink_ = std::move(sink); }
 
+  // The state x the method integrates. The Simulator and the integrators see only these five
+  // functions; output (the CSV's joint columns, markers, energy, residuals, reactions) reads the
+  // joint coordinates of x through to_joint(). The defaults are the joint layout x = [q; u]
+  // (nq + nv) of the methods in joint coordinates; a method in absolute coordinates (srm, dca)
+  // overrides them, its to_joint() inverting each joint's kinematics (body_coordinates.hpp).
+  /// How x is laid out: [q; u] (joint) or per-body poses and velocities (absolute).
+  virtual Coordinates coordinates() const { return Coordinates::joint; }
+  /// Size of x.
+  virtual int state_size() const { return model_.nq + model_.nv; }
+  /// x of the joint state (q, u); quaternions re-normalized.
+  virtual void to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const;
+  /// ẋ at (t, x). Joint layout: (q, u) completed (complete_state), then [q̇(q, u); u̇].
+  virtual void derivative(double t, const VecX& x, Eigen::Ref<VecX> dx);
+  /// x after an accepted step. Joint layout: quaternions re-normalized, complete_accepted_state.
+  virtual void accept(double t, Eigen::Ref<VecX> x);
+  /// x interpolated between steps (dense output), made a state of the method. Joint layout:
+  /// complete_state.
+  virtual void complete(double t, Eigen::Ref<VecX> x);
+  /// The joint coordinates of an accepted or completed x.
+  virtual void to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const;
+
  protected:
   void report(double t, std::string message) const {
     if (sink_) sink_({t, std::move(message)});
   }
 
+  const Model& model_;
+
  private:
+  VecX q_, u_, udot_;  ///< derivative()'s workspace (joint layout)
   VecX no_multipliers_;
   std::function<void(const FormulationEvent&)> sink_;
 };
@@ -102,8 +129,6 @@ class Formulation {
 /// `--method auto`, the CLI's help and `loopdyn info`, the Simulator, the tests that loop over
 /// methods and the methods table of the docs (`loopdyn methods --markdown`). Adding a method is
 /// one file under formulations/ and one row in src/formulation.cpp.
-enum class Coordinates { joint, absolute };
-
 struct MethodInfo {
   std::string_view name;   ///< `--method` value
   std::string_view what;   ///< one line: what it does

@@ -17,7 +17,7 @@ struct LoopStructure {
   Constraints unreduced;
   /// The rows the formulations evaluate, with the structurally redundant ones as dropped().
   Constraints constraints;
-  Aggregation aggregation;
+  AggregatedTree aggregation;
 
   /// Independent speeds of each node at q (its degrees of freedom relative to its parent node):
   /// nv − rank of the node's kept constraint rows (those of its loop joints and couplings) on its

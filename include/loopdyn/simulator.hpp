@@ -1,5 +1,6 @@
-// Simulator: ties a Model, a Formulation and an integrator, with state x = [q; u] (nq + nv), and
-// records a Trajectory at the output times. Optionally projects every accepted step onto the
+// Simulator: ties a Model, a Formulation and an integrator over the formulation's state x
+// (Formulation::state_size etc.; [q; u] for the methods in joint coordinates), and records a
+// Trajectory of joint coordinates at the output times. Optionally projects every accepted step onto the
 // constraint manifold (projection.hpp) and records joint reaction forces (reactions.hpp).
 #pragma once
 
@@ -59,7 +60,7 @@ class Simulator final : public OdeSystem {
   /// Integrates from (q0, u0); progress(t) is called at every output time.
   Trajectory run(const VecX& q0, const VecX& u0, const std::function<void(double)>& progress = {});
 
-  int size() const override { return model_.nq + model_.nv; }
+  int size() const override { return formulation_.state_size(); }
   void rhs(double t, const VecX& x, VecX& dx) override;
   void post_step(double t, VecX& x) override;
   /// Places a predicted change point inside a step (ChangePointMonitor).

@@ -28,12 +28,12 @@ struct AbaData {
   VecX tau_eff;               ///< (nv) τ − Sᵀ pa
 };
 
-/// An aggregated body of constraint embedding (Jain 002 §4.3, §6-7) as the articulated-body sweeps
-/// see it: bodies whose tree-joint speeds θ (in body order) are θ = X β + x with independent
+/// The sweep workspace of an aggregated body (AggregatedBody, aggregation.hpp) of constraint
+/// embedding (Jain 002 §4.3, §6-7), as the articulated-body sweeps see it: bodies whose tree-joint speeds θ (in body order) are θ = X β + x with independent
 /// speeds β (002 eq 25; x = Ẋ θ̇_R of eq 30, from the acceleration constraint). The embedding
 /// formulation fills X and x before every factor and solve; the sweeps own the rest.
-struct AggregatedBody {
-  AggregatedBody(const Model& model, std::vector<int> bodies);
+struct AggregatedBodyData {
+  AggregatedBodyData(const Model& model, std::vector<int> bodies);
   std::vector<int> bodies;  ///< ascending
   std::vector<int> local_parent;  ///< (bodies) local index of each body's parent, −1 = parent_body
   std::vector<int> first;   ///< (bodies) row of each body's first speed in θ
@@ -55,10 +55,10 @@ struct AggregatedBody {
   Eigen::LLT<MatX> llt;
 };
 
-/// The aggregated bodies of a tree and, per body, its aggregated body (−1 = a single body, which
-/// the sweeps treat exactly as in `tree`).
-struct AggregatedTree {
-  std::vector<AggregatedBody> nodes;
+/// The workspaces of the aggregated bodies of a tree and, per model body, its aggregated body
+/// (−1 = a single body, which the sweeps treat exactly as in `tree`).
+struct AggregatedTreeData {
+  std::vector<AggregatedBodyData> nodes;
   std::vector<int> node_of_body;  ///< (nbodies)
 };
 
@@ -77,16 +77,16 @@ void aba_solve(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& tau
                Eigen::Ref<VecX> udot);
 /// aba_factor over an aggregated tree (002 eq 50): positions in d.kin must be current, and X of
 /// every aggregated body set. Throws std::runtime_error when D of an aggregated body is singular.
-void aba_factor(const Model& model, AbaData& d, AggregatedTree& tree);
+void aba_factor(const Model& model, AbaData& d, AggregatedTreeData& tree);
 /// aba_solve over an aggregated tree (002 eqs 54-57; velocities current, x set). The accelerations
 /// of an aggregated body's speeds are θ̈ = X β̈ + x.
-void aba_solve(const Model& model, AbaData& d, AggregatedTree& tree, const Eigen::Ref<const VecX>& tau,
+void aba_solve(const Model& model, AbaData& d, AggregatedTreeData& tree, const Eigen::Ref<const VecX>& tau,
                const Mat6X* fext, Bias bias, Eigen::Ref<VecX> udot);
 /// After aba_solve over an aggregated tree: ρ = τ − Sᵀ F on the speeds of aggregated body g (θ
 /// order), F the force transmitted across each of its joints (P a + z of the bodies below it within
 /// g, descendants included through the articulated quantities). ρ = (Q − M u̇) there: the joint-space
 /// force its loops exert, Gᵀλ. `force` is workspace, one entry per body of g.
-void aggregated_loop_forces(const Model& model, const AbaData& d, const AggregatedBody& g,
+void aggregated_loop_forces(const Model& model, const AbaData& d, const AggregatedBodyData& g,
                             const Eigen::Ref<const VecX>& tau, std::vector<Vec6>& force, Eigen::Ref<VecX> rho);
 /// Forward dynamics: factor, velocity and solve in one call.
 void aba(const Model& model, AbaData& d, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u,

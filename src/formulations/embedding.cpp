@@ -8,9 +8,9 @@ namespace loopdyn {
 
 namespace {
 
-std::vector<ConstraintBlock> node_blocks(const Model& model, const Constraints& cons, const Aggregation& a) {
+std::vector<ConstraintBlock> node_blocks(const Model& model, const Constraints& cons, const AggregatedTree& a) {
   std::vector<ConstraintBlock> out;
-  for (const AggregatedNode& node : a.nodes)
+  for (const AggregatedBody& node : a.nodes)
     out.push_back(ConstraintBlock::of(model, cons, node.bodies, node.loop_joints, node.couplings));
   return out;
 }
@@ -18,16 +18,16 @@ std::vector<ConstraintBlock> node_blocks(const Model& model, const Constraints& 
 }  // namespace
 
 Embedding::Embedding(const Model& model, const FormulationSettings& settings)
-    : model_(model), cons_(model.loops().constraints), aggregation_(model.loops().aggregation), aba_(model),
+    : Formulation(model), cons_(model.loops().constraints), aggregation_(model.loops().aggregation), aba_(model),
       partition_(model, cons_, aba_.kin, node_blocks(model, cons_, aggregation_), settings,
                  [this](double t, std::string message) { report(t, message.insert(0, "embedding: ")); }),
       forces_(model), lambda_(VecX::Zero(cons_.rows())) {
   tree_.node_of_body.assign(model.nbodies, -1);
-  // Reserved: an AggregatedBody is not moved after construction (Eigen's LLT leaves its status
+  // Reserved: an AggregatedBodyData is not moved after construction (Eigen's LLT leaves its status
   // uninitialized until the first factorization, and a move would read it).
   tree_.nodes.reserve(aggregation_.nodes.size());
   for (int n = 0; n < static_cast<int>(aggregation_.nodes.size()); ++n) {
-    const AggregatedNode& node = aggregation_.nodes[n];
+    const AggregatedBody& node = aggregation_.nodes[n];
     if (!node.aggregated()) continue;
     Embedded e;
     e.node = static_cast<int>(tree_.nodes.size());
@@ -48,7 +48,7 @@ void Embedding::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u)
 void Embedding::embed() {
   for (Embedded& e : embedded_) {
     BlockPartition& p = partition_.block(e.block);
-    AggregatedBody& g = tree_.nodes[e.node];
+    AggregatedBodyData& g = tree_.nodes[e.node];
     p.partial_velocity_matrix(g.X);  // 002 eq 60
     block_bias(model_, cons_, p.block(), aba_.kin, partition_.constraint_data(), e.gamma);
     p.particular_solution(e.gamma, g.x);  // Ẋ θ̇ of 002 eqs 30, 61

@@ -17,7 +17,7 @@ FormulationSettings dense_settings(FormulationSettings s) {
 }  // namespace
 
 Gcp::Gcp(const Model& model, const FormulationSettings& settings)
-    : dense_(model, dense_settings(settings)), kin_(model),
+    : Formulation(model), dense_(model, dense_settings(settings)), kin_(model),
       partition_(model, dense_.constraints(), kin_, settings,
                  [this](double t, std::string message) { report(t, message.insert(0, "gcp: ")); }) {
   dense_.set_event_sink([this](const FormulationEvent& e) { report(e.t, std::string("gcp: ").append(e.message)); });

@@ -5,7 +5,7 @@
 namespace loopdyn {
 
 LagrangeDense::LagrangeDense(const Model& model, const FormulationSettings& settings)
-    : LoopFormulation(model, settings), kin_(model), forces_(model), rnea_(model), crba_(model),
+    : LagrangeFormulation(model, settings), kin_(model), forces_(model), rnea_(model), crba_(model),
       mass_llt_(model.nv), M_(model.nv, model.nv), Y_(model.nv, constraints().rows()),
       A_(constraints().rows(), constraints().rows()), Q_(model.nv), MinvQ_(model.nv), rhs_(constraints().rows()),
       tmp_(model.nv), zero_(VecX::Zero(model.nv)) {}

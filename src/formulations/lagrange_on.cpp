@@ -16,7 +16,7 @@ std::pair<int, int> row_support(const MatX& G, int r) {
 }  // namespace
 
 LagrangeOn::LagrangeOn(const Model& model, const FormulationSettings& settings)
-    : LoopFormulation(model, settings), aba_(model), forces_(model), eta_(model.nv), load_(VecX::Zero(model.nv)),
+    : LagrangeFormulation(model, settings), aba_(model), forces_(model), eta_(model.nv), load_(VecX::Zero(model.nv)),
       rhs_(constraints().rows()), zeta_(model.nv, constraints().rows()),
       A_(constraints().rows(), constraints().rows()), support_(constraints().rows()) {}
 

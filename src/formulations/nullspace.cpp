@@ -5,7 +5,7 @@
 namespace loopdyn {
 
 Nullspace::Nullspace(const Model& model, const FormulationSettings& settings)
-    : model_(model), cons_(model.loops().constraints), kin_(model),
+    : Formulation(model), cons_(model.loops().constraints), kin_(model),
       partition_(model, cons_, kin_, settings,
                  [this](double t, std::string message) { report(t, message.insert(0, "nullspace: ")); }),
       forces_(model), rnea_(model), crba_(model), M_(model.nv, model.nv), A_(model.nv, model.nv), Q_(model.nv),

@@ -91,13 +91,13 @@ std::string Rcr::out_of_scope(const Model& model, const VecX& q) {
 }
 
 Rcr::Rcr(const Model& model, const FormulationSettings& settings)
-    : model_(model), settings_(settings), rows_(model.loops().unreduced), kept_(model.loops().constraints), cons_data_(model),
+    : Formulation(model), settings_(settings), rows_(model.loops().unreduced), kept_(model.loops().constraints), cons_data_(model),
       aba_(model), forces_(model), u_(VecX::Zero(model.nv)), lambda_(VecX::Zero(kept_.rows())) {
   if (!(settings.rcr_indicator_growth > 1.0) || !(settings.singular_condition > 1.0))
     throw ModelError("rcr: rcr_indicator_growth and singular_condition must be > 1 (the indicator is >= 1)");
   const std::vector<LoopInfo> loops = loops_of(model);
   if (std::string problem = scope_problem(model, loops); !problem.empty()) throw ModelError(problem);
-  const Aggregation& aggregation = model.loops().aggregation;
+  const AggregatedTree& aggregation = model.loops().aggregation;
   // The kept rows of each loop joint, then of each coupling (Constraints::kept() indices).
   const int nloops = static_cast<int>(model.loop_joints.size());
   std::vector<std::vector<int>> kept_of(nloops + model.couplings.size());
@@ -106,12 +106,12 @@ Rcr::Rcr(const Model& model, const FormulationSettings& settings)
     kept_of[row.kind == ConstraintRow::Kind::coupling ? nloops + row.loop : row.loop].push_back(k);
   }
   tree_.node_of_body.assign(model.nbodies, -1);
-  tree_.nodes.reserve(aggregation.nodes.size());  // an AggregatedBody is never moved (its LLT)
-  for (const AggregatedNode& an : aggregation.nodes) {
+  tree_.nodes.reserve(aggregation.nodes.size());  // an AggregatedBodyData is never moved (its LLT)
+  for (const AggregatedBody& an : aggregation.nodes) {
     if (!an.aggregated()) continue;
     Node node;
     node.body = static_cast<int>(tree_.nodes.size());
-    const AggregatedBody& g = tree_.nodes.emplace_back(model, an.bodies);
+    const AggregatedBodyData& g = tree_.nodes.emplace_back(model, an.bodies);
     for (int b : an.bodies) tree_.node_of_body[b] = node.body;
     for (const LoopInfo& info : loops) {
       const int top = info.graph.bodies.front();
@@ -149,7 +149,7 @@ Rcr::Rcr(const Model& model, const FormulationSettings& settings)
 // Greedy choice of one loop's dependent speeds among those no earlier loop fixed (see the header).
 void Rcr::choose_loop(Node& node, Loop& loop, std::vector<char>& assigned, double t) {
   const int r = static_cast<int>(loop.G.rows());
-  const AggregatedBody& g = tree_.nodes[node.body];
+  const AggregatedBodyData& g = tree_.nodes[node.body];
   std::vector<int> open;  // block columns, nearest the loop-closing joint first
   for (int c = 0; c < loop.block.columns; ++c)
     if (!assigned[loop.theta[c]]) open.push_back(c);
@@ -203,7 +203,7 @@ void Rcr::choose_loop(Node& node, Loop& loop, std::vector<char>& assigned, doubl
 }
 
 void Rcr::choose(Node& node, double t, bool first) {
-  AggregatedBody& g = tree_.nodes[node.body];
+  AggregatedBodyData& g = tree_.nodes[node.body];
   const int ntheta = static_cast<int>(g.speeds.size());
   std::vector<char> assigned(ntheta, 0);
   for (Loop& loop : node.loops) {
@@ -246,7 +246,7 @@ void Rcr::choose(Node& node, double t, bool first) {
 // fails when loops close on a common body and have to be solved together (a double wishbone:
 // both arms end on the upright), which RCR, solving one loop at a time, does not cover.
 void Rcr::check_closed(const Node& node, const Loop& loop) const {
-  const AggregatedBody& g = tree_.nodes[node.body];
+  const AggregatedBodyData& g = tree_.nodes[node.body];
   const MatX Xloop = g.X(loop.theta, Eigen::all);
   const MatX residual = loop.G * Xloop;
   if (residual.size() == 0) return;
@@ -270,7 +270,7 @@ std::string Rcr::speed_names(const Node& node, const std::vector<int>& theta_row
 // Eqs 44-53 per loop: τ, Δ and t from the loop-closing joint inwards, then the rows of X from the
 // independent speeds outwards.
 void Rcr::reduce(Node& node) {
-  AggregatedBody& g = tree_.nodes[node.body];
+  AggregatedBodyData& g = tree_.nodes[node.body];
   g.X.setZero();
   for (int c = 0; c < static_cast<int>(node.beta.size()); ++c) g.X(node.beta[c], c) = 1.0;
   for (Loop& loop : node.loops) {
@@ -310,7 +310,7 @@ void Rcr::reduce(Node& node) {
 
 // Eqs 54-55 and 79-80: the dependent accelerations at β̈ = 0.
 void Rcr::remainders(Node& node) {
-  AggregatedBody& g = tree_.nodes[node.body];
+  AggregatedBodyData& g = tree_.nodes[node.body];
   g.x.setZero();
   for (Loop& loop : node.loops) {
     block_bias(model_, rows_, loop.block, aba_.kin, cons_data_, loop.gamma);
@@ -411,7 +411,7 @@ void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<co
   check_conditioning(t, between_steps);
   u_ = u;
   for (const Node& node : nodes_) {
-    const AggregatedBody& g = tree_.nodes[node.body];
+    const AggregatedBodyData& g = tree_.nodes[node.body];
     for (int i = 0; i < static_cast<int>(g.speeds.size()); ++i) {
       double v = 0.0;
       for (int c = 0; c < static_cast<int>(node.beta.size()); ++c) v += g.X(i, c) * u(g.speeds[node.beta[c]]);

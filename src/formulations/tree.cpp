@@ -28,7 +28,7 @@ const Model& require_tree(const Model& model) {
 }
 }  // namespace
 
-TreeFormulation::TreeFormulation(const Model& model) : model_(require_tree(model)), aba_(model), forces_(model) {}
+TreeFormulation::TreeFormulation(const Model& model) : Formulation(require_tree(model)), aba_(model), forces_(model) {}
 
 void TreeFormulation::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {
   aba_factor(model_, aba_, q);

@@ -14,7 +14,7 @@
 // Then X_S = [I; −G_RD⁻¹ G_RI] (002 eq 60; the null space of the aggregated body's G, in its
 // speeds) and x_S = [0; G_RD⁻¹ γ_R], the particular solution of G θ̈ = γ, which is Ẋ_S θ̇_RS of
 // 002 eqs 30 and 61. Couplings give a constant X (002 eq 37) and x = 0 by the same code.
-// aba_factor and aba_solve over the AggregatedTree (002 eqs 50-57) give the accelerations;
+// aba_factor and aba_solve over the AggregatedTreeData (002 eqs 50-57) give the accelerations;
 // single bodies take the `tree` code path inside the same sweeps.
 //
 // Multipliers (for the reaction output): with the accelerations known, the force transmitted
@@ -40,9 +40,8 @@ class Embedding final : public Formulation {
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   const VecX& multipliers() const override { return lambda_; }
-  const KinematicsData& kinematics() const override { return aba_.kin; }
   const Constraints& constraints() const { return cons_; }
-  const Aggregation& aggregation() const { return aggregation_; }
+  const AggregatedTree& aggregation() const { return aggregation_; }
   const CoordinatePartition& partition() const { return partition_; }
 
  private:
@@ -55,12 +54,11 @@ class Embedding final : public Formulation {
   void embed();
   void recover_multipliers(const VecX& tau);
 
-  const Model& model_;
   const Constraints& cons_;
-  const Aggregation& aggregation_;
+  const AggregatedTree& aggregation_;
   AbaData aba_;
   CoordinatePartition partition_;
-  AggregatedTree tree_;
+  AggregatedTreeData tree_;
   std::vector<Embedded> embedded_;
   ForceData forces_;
   VecX lambda_;

@@ -19,7 +19,6 @@ class Gcp final : public Formulation {
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   const VecX& multipliers() const override { return dense_.multipliers(); }
-  const KinematicsData& kinematics() const override { return dense_.kinematics(); }
   const CoordinatePartition& partition() const { return partition_; }
 
  private:

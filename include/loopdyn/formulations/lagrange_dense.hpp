@@ -7,17 +7,16 @@
 
 #include <Eigen/Cholesky>
 
-#include "loopdyn/formulations/loop_formulation.hpp"
+#include "loopdyn/formulations/lagrange.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 
 namespace loopdyn {
 
-class LagrangeDense final : public LoopFormulation {
+class LagrangeDense final : public LagrangeFormulation {
  public:
   LagrangeDense(const Model& model, const FormulationSettings& settings);
   std::string_view name() const override { return "lagrange-dense"; }
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
-  const KinematicsData& kinematics() const override { return kin_; }
 
  private:
   KinematicsData kin_;

@@ -9,17 +9,16 @@
 #include <utility>
 #include <vector>
 
-#include "loopdyn/formulations/loop_formulation.hpp"
+#include "loopdyn/formulations/lagrange.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 
 namespace loopdyn {
 
-class LagrangeOn final : public LoopFormulation {
+class LagrangeOn final : public LagrangeFormulation {
  public:
   LagrangeOn(const Model& model, const FormulationSettings& settings);
   std::string_view name() const override { return "lagrange-on"; }
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
-  const KinematicsData& kinematics() const override { return aba_.kin; }
 
  private:
   AbaData aba_;

@@ -24,12 +24,10 @@ class Nullspace final : public Formulation {
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   const VecX& multipliers() const override { return lambda_; }
-  const KinematicsData& kinematics() const override { return partition_.kinematics(); }
   const Constraints& constraints() const { return cons_; }
   const CoordinatePartition& partition() const { return partition_; }
 
  private:
-  const Model& model_;
   const Constraints& cons_;
   KinematicsData kin_;
   CoordinatePartition partition_;

@@ -88,7 +88,6 @@ class Rcr final : public Formulation {
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
-  const KinematicsData& kinematics() const override { return aba_.kin; }
   const VecX& multipliers() const override { return lambda_; }
 
   /// Global speed indices currently independent (ascending).
@@ -136,13 +135,12 @@ class Rcr final : public Formulation {
   void prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u, bool between_steps);
   std::string speed_names(const Node& node, const std::vector<int>& theta_rows) const;
 
-  const Model& model_;
   const FormulationSettings settings_;
   const Constraints& rows_;  ///< every row of every loop joint (LoopStructure::unreduced)
   const Constraints& kept_;  ///< the rows the multipliers are reported on
   ConstraintData cons_data_;
   AbaData aba_;
-  AggregatedTree tree_;
+  AggregatedTreeData tree_;
   std::vector<Node> nodes_;
   ForceData forces_;
   VecX u_, lambda_;

@@ -15,10 +15,8 @@ class TreeFormulation final : public Formulation {
   static std::string out_of_scope(const Model& model, const VecX& q = {});
   std::string_view name() const override { return "tree"; }
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
-  const KinematicsData& kinematics() const override { return aba_.kin; }
 
  private:
-  const Model& model_;
   AbaData aba_;
   ForceData forces_;
 };

@@ -1,11 +1,12 @@
-// Common part of the formulations that close loops with Lagrange multipliers in joint
-// coordinates (lagrange-dense, lagrange-on; later gcp and nullspace): the constraint rows, their
-// evaluation with Baumgarte terms, and a rank-revealing solve for the multipliers.
+// LagrangeFormulation: the common part of the two methods that integrate M u̇ + Gᵀλ = Q with
+// G u̇ = γ̄ and solve for the multipliers (lagrange-dense, lagrange-on): the constraint rows, their
+// evaluation with Baumgarte terms, and a rank-revealing solve for the multipliers. gcp, nullspace,
+// embedding and rcr hold the loops closed by position analysis instead, and derive from
+// Formulation directly.
 //
 // Equations of motion (paper 001 eq 1 with speeds u): M u̇ + Gᵀλ = Q, with the acceleration
 // constraint G u̇ = γ̄, γ̄ = γ − 2α Φ̇ − β² Φ (001 eq 9; α = β = 0 gives 001 eq 4).
 #pragma once
-
 
 #include "loopdyn/constraints.hpp"
 #include "loopdyn/formulation.hpp"
@@ -13,7 +14,7 @@
 
 namespace loopdyn {
 
-class LoopFormulation : public Formulation {
+class LagrangeFormulation : public Formulation {
  public:
   const VecX& multipliers() const override { return lambda_; }
   const Constraints& constraints() const { return cons_; }
@@ -27,7 +28,7 @@ class LoopFormulation : public Formulation {
   std::string change_point_refusal() const override;
 
  protected:
-  LoopFormulation(const Model& model, const FormulationSettings& settings);
+  LagrangeFormulation(const Model& model, const FormulationSettings& settings);
 
   /// Φ, G (phi_, G_) and γ̄ (gamma_) at the state of `kin` (positions and velocities current).
   void evaluate_constraints(const KinematicsData& kin, const VecX& u);
@@ -36,7 +37,6 @@ class LoopFormulation : public Formulation {
   /// and leaving a singular configuration at t, naming the loops whose rows dominate the null space.
   void solve_multipliers(double t, const MatX& A, const VecX& rhs);
 
-  const Model& model_;
   const FormulationSettings settings_;
   const Constraints& cons_;
   ConstraintData cons_data_;

@@ -1,4 +1,4 @@
-#include "loopdyn/formulations/loop_formulation.hpp"
+#include "loopdyn/formulations/lagrange.hpp"
 
 #include <sstream>
 #include <stdexcept>
@@ -7,12 +7,12 @@
 
 namespace loopdyn {
 
-LoopFormulation::LoopFormulation(const Model& model, const FormulationSettings& settings)
-    : model_(model), settings_(settings), cons_(model.loops().constraints), cons_data_(model), phi_(VecX::Zero(cons_.rows())),
+LagrangeFormulation::LagrangeFormulation(const Model& model, const FormulationSettings& settings)
+    : Formulation(model), settings_(settings), cons_(model.loops().constraints), cons_data_(model), phi_(VecX::Zero(cons_.rows())),
       G_(MatX::Zero(cons_.rows(), model.nv)), gamma_(VecX::Zero(cons_.rows())), lambda_(VecX::Zero(cons_.rows())),
       solver_(cons_.rows(), settings.rank_tolerance) {}
 
-void LoopFormulation::evaluate_constraints(const KinematicsData& kin, const VecX& u) {
+void LagrangeFormulation::evaluate_constraints(const KinematicsData& kin, const VecX& u) {
   constraint_position(model_, cons_, kin, cons_data_, phi_);
   constraint_jacobian(model_, cons_, kin, cons_data_, G_);
   constraint_bias(model_, cons_, kin, cons_data_, gamma_);
@@ -22,7 +22,7 @@ void LoopFormulation::evaluate_constraints(const KinematicsData& kin, const VecX
   if (b != 0.0) gamma_ -= b * b * phi_;
 }
 
-void LoopFormulation::solve_multipliers(double t, const MatX& A, const VecX& rhs) {
+void LagrangeFormulation::solve_multipliers(double t, const MatX& A, const VecX& rhs) {
   solver_.compute(A);
   solver_.solve(rhs, lambda_);
   // Hysteresis: a singular configuration is entered when rank is lost and left only when the
@@ -53,7 +53,7 @@ void LoopFormulation::solve_multipliers(double t, const MatX& A, const VecX& rhs
   report(t, s.str());
 }
 
-std::string LoopFormulation::change_point_refusal() const {
+std::string LagrangeFormulation::change_point_refusal() const {
   if (settings_.on_singular != FormulationSettings::OnSingular::stop) return {};
   return std::string(name()) +
          " cannot cross: it integrates the constraints at acceleration level, which does not tell the "
@@ -61,7 +61,7 @@ std::string LoopFormulation::change_point_refusal() const {
          "close the loops by position analysis), or --on-singular continue to run it anyway";
 }
 
-std::string LoopFormulation::null_space_loops() const {
+std::string LagrangeFormulation::null_space_loops() const {
   // Loops of the rows with the largest weight in the null-space eigenvectors.
   VecX weight = VecX::Zero(cons_.rows());
   for (int k = 0; k < cons_.rows() - solver_.rank(); ++k) weight += solver_.eigenvectors().col(k).cwiseAbs2();
