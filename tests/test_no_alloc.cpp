@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "loopdyn/body_coordinates.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/generators.hpp"
 #include "loopdyn/loop_structure.hpp"
@@ -139,6 +140,19 @@ TEST(NoAllocation, RcrAllocatesNothingPerCall) {
     f->accelerations(0.0, q, u, udot);  // first call: choice of the independent speeds
     EXPECT_EQ(allocations_in([&] { f->accelerations(0.0, q, u, udot); }), 0) << c.name;
     EXPECT_EQ(allocations_in([&] { f->complete_state(0.0, q, u); }), 0) << c.name;
+  }
+}
+
+// joint_state, the per-output map of the absolute-coordinate methods, with q and u sized.
+TEST(NoAllocation, JointStateAllocatesNothingPerCall) {
+  for (int first_type = 0; first_type < 8; ++first_type) {
+    const Model m = Model::build(test::random_tree(500 + first_type, 16, first_type));
+    std::mt19937_64 rng(first_type);
+    const VecX q0 = test::random_q(m, rng), u0 = test::random_vector(m.nv, rng);
+    BodyState s;
+    body_state(m, q0, u0, s);
+    VecX q(m.nq), u(m.nv);
+    EXPECT_EQ(allocations_in([&] { joint_state(m, s, q0, q, u); }), 0) << "first type " << first_type;
   }
 }
 
