@@ -283,20 +283,16 @@ RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX
 
 std::string dominant_loops(const Model& model, const Constraints& cons, const VecX& weight) {
   std::vector<bool> named_joint(model.loop_joints.size(), false), named_coupling(model.couplings.size(), false);
-  std::string out;
-  int count = 0;
-  constexpr int kListed = 4;  // loops named; the others counted
+  std::vector<std::string> names;
   for (int r = 0; r < cons.rows(); ++r) {
     const ConstraintRow& row = cons.kept()[r];
     const bool coupling = row.kind == ConstraintRow::Kind::coupling;
     auto named = coupling ? named_coupling.begin() + row.loop : named_joint.begin() + row.loop;
     if (weight(r) < 0.1 * weight.maxCoeff() || *named) continue;
     *named = true;
-    const std::string& name = coupling ? model.couplings[row.loop].name : model.loop_joints[row.loop].name;
-    if (++count <= kListed) out += (out.empty() ? "'" : ", '") + name + "'";
+    names.push_back(coupling ? model.couplings[row.loop].name : model.loop_joints[row.loop].name);
   }
-  if (count > kListed) out += " and " + std::to_string(count - kListed) + " more";
-  return out;
+  return quoted_list(names);
 }
 
 double velocity_scale(const MatX& G, const Eigen::Ref<const VecX>& u) {

@@ -2,7 +2,6 @@
 
 #include <type_traits>
 
-#include "loopdyn/aggregation.hpp"
 #include "loopdyn/change_points.hpp"
 #include "loopdyn/formulations/embedding.hpp"
 #include "loopdyn/formulations/lagrange_dense.hpp"

@@ -210,6 +210,13 @@ std::string Model::speed_names(const std::vector<int>& speeds) const {
   return out;
 }
 
+std::string quoted_list(const std::vector<std::string>& names, std::size_t shown) {
+  std::string out;
+  for (std::size_t k = 0; k < names.size() && k < shown; ++k) out.append(k ? ", '" : "'").append(names[k]).append("'");
+  if (names.size() > shown) out.append(" and ").append(std::to_string(names.size() - shown)).append(" more");
+  return out;
+}
+
 std::vector<std::string> Model::coordinate_names() const {
   std::vector<std::string> names;
   for (const char* prefix : {"q.", "u."}) {

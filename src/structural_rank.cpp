@@ -96,7 +96,6 @@ class RowRank {
     if (active_.empty()) return;  // no row acts on any speed: G ≡ 0
     update_positions(model_, kin_, q);
     update_frames(model_, kin_, data_);
-    const auto global = [&](int body) { return model_.v_index[body]; };
     double* value = Gt_.valuePtr();  // column r holds support_[r] in order
     for (std::size_t r = 0; r < rows_.size(); ++r) {
       jacobian_row(model_, rows_[r], kin_, data_, scratch_, 0);

@@ -61,6 +61,16 @@ TEST(Model, LoopStructureIsBuiltOnceAndShared) {
   }
 }
 
+// Messages name at most four loops and count the others (a 40-loop N-four-bar's re-choice message
+// listed all 40).
+TEST(Model, QuotedListsNameFourAndCountTheRest) {
+  EXPECT_EQ(quoted_list({}), "");
+  EXPECT_EQ(quoted_list({"C1", "C2"}), "'C1', 'C2'");
+  EXPECT_EQ(quoted_list({"a", "b", "c", "d"}), "'a', 'b', 'c', 'd'");
+  EXPECT_EQ(quoted_list({"a", "b", "c", "d", "e", "f"}), "'a', 'b', 'c', 'd' and 2 more");
+  EXPECT_EQ(quoted_list({"a", "b", "c"}, 1), "'a' and 2 more");
+}
+
 TEST(Model, PinnedCutJointIsNotInTheTree) {
   Mechanism mech = four_bar(false);
   mech.joints[2].cut = true;  // cut D instead: the rocker then hangs from the coupler through C

@@ -123,6 +123,10 @@ struct Model {
   std::string speed_names(const std::vector<int>& speeds) const;
 };
 
+/// Names for messages, quoted and comma-separated, the first `shown` named and the others counted:
+/// "'C1', 'C2', 'C3', 'C4' and 36 more".
+std::string quoted_list(const std::vector<std::string>& names, std::size_t shown = 4);
+
 /// Moves q by the speed-space increment du (nv) along the exact flow of the constant speeds du
 /// over unit time, joint by joint:
 ///  * revolute, prismatic, cylindrical, universal, planar (u = q̇): q += du;

@@ -202,18 +202,14 @@ std::string BlockPartition::speed_list(const std::vector<int>& columns) const {
 }
 
 std::string BlockPartition::loop_list() const {
-  std::string out = "loops ";
-  bool first = true;
+  std::vector<std::string> names;
   for (int r : block_.rows) {
     const ConstraintRow& row = cons_.kept()[r];
     const std::string& name =
         row.kind == ConstraintRow::Kind::coupling ? model_.couplings[row.loop].name : model_.loop_joints[row.loop].name;
-    const std::string quoted = "'" + name + "'";
-    if (out.find(quoted) != std::string::npos) continue;
-    out.append(first ? "" : ", ").append(quoted);
-    first = false;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
-  return out;
+  return "loops " + quoted_list(names);
 }
 
 CoordinatePartition::CoordinatePartition(const Model& model, const Constraints& constraints, KinematicsData& kin,

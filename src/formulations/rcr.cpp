@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "loopdyn/aggregation.hpp"
+#include "loopdyn/linalg.hpp"
 #include "loopdyn/loop_structure.hpp"
 
 namespace loopdyn {
@@ -76,18 +77,73 @@ std::vector<int> distances(const Model& m, const LoopInfo& info) {
   return out;
 }
 
+// Why `loop` cannot be closed on its own, among the loops `names` of its aggregated body.
+std::string not_one_at_a_time(const std::string& loop, const std::vector<std::string>& names) {
+  std::vector<std::string> others;
+  for (const std::string& name : names)
+    if (name != loop) others.push_back(name);
+  return "rcr: loop '" + loop + "' cannot be closed one loop at a time: it shares bodies with loop(s) " +
+         quoted_list(others) +
+         " and together they must be solved simultaneously (e.g. loops closing on one common body, as a parallel "
+         "manipulator whose end-effector is not reached through independent coordinates alone, 000 §4.2). Use "
+         "--method embedding or lagrange-dense";
+}
+
+// Every row of one loop joint or coupling on the bodies of its sub-graph.
+ConstraintBlock loop_block(const Model& model, const LoopInfo& info) {
+  const Constraints& rows = model.loops().unreduced;
+  return info.loop_joint >= 0 ? ConstraintBlock::of(model, rows, info.graph.bodies, {info.loop_joint}, {})
+                              : ConstraintBlock::of(model, rows, info.graph.bodies, {}, {info.coupling});
+}
+
+// The loops of each aggregated body, in the order RCR closes them.
+std::vector<std::vector<LoopInfo>> loops_by_body(const Model& model, const std::vector<LoopInfo>& loops) {
+  std::vector<std::vector<LoopInfo>> out;
+  for (const AggregatedBody& body : model.loops().aggregation.nodes) {
+    if (!body.aggregated()) continue;
+    std::vector<LoopInfo>& mine = out.emplace_back();
+    for (const LoopInfo& info : loops)
+      if (std::binary_search(body.bodies.begin(), body.bodies.end(), info.graph.bodies.front())) mine.push_back(info);
+  }
+  return out;
+}
+
+// The configuration part of rcr's scope, without building it (check_closed fails exactly then):
+// RCR solves loop i of an aggregated body for speeds that no earlier loop of that body acts on
+// (its open columns), the others being known, so all its rows hold for every value of the known
+// speeds exactly when the open columns carry the whole rank of its rows at q.
+std::string one_at_a_time_problem(const Model& model, const std::vector<LoopInfo>& loops, const VecX& q) {
+  const Constraints& rows = model.loops().unreduced;
+  KinematicsData kin(model);
+  update_positions(model, kin, q);
+  ConstraintData data(model);
+  for (const std::vector<LoopInfo>& body : loops_by_body(model, loops)) {
+    std::vector<std::string> names;
+    for (const LoopInfo& info : body) names.push_back(info.name);
+    std::vector<char> earlier(model.nv, 0);  // speeds an earlier loop of the body acts on
+    for (const LoopInfo& info : body) {
+      const ConstraintBlock block = loop_block(model, info);
+      VecX phi(block.rows.size());
+      MatX G(block.rows.size(), block.columns);
+      block_position_jacobian(model, rows, block, kin, data, phi, G);
+      const std::vector<int> speeds = block.speeds(model);
+      std::vector<int> open;
+      for (int c = 0; c < block.columns; ++c)
+        if (!earlier[speeds[c]]) open.push_back(c);
+      if (numerical_rank(G(Eigen::all, open)).rank < numerical_rank(G).rank)
+        return not_one_at_a_time(info.name, names);
+      for (int speed : speeds) earlier[speed] = 1;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string Rcr::out_of_scope(const Model& model, const VecX& q) {
-  if (std::string problem = scope_problem(model, loops_of(model)); !problem.empty()) return problem;
-  try {
-    Rcr rcr(model, {});
-    VecX qq = q, u = VecX::Zero(model.nv);
-    rcr.complete_state(0.0, qq, u);
-    return {};
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  const std::vector<LoopInfo> loops = loops_of(model);
+  if (std::string problem = scope_problem(model, loops); !problem.empty()) return problem;
+  return one_at_a_time_problem(model, loops, q);
 }
 
 Rcr::Rcr(const Model& model, const FormulationSettings& settings)
@@ -107,19 +163,18 @@ Rcr::Rcr(const Model& model, const FormulationSettings& settings)
   }
   tree_.node_of_body.assign(model.nbodies, -1);
   tree_.nodes.reserve(aggregation.nodes.size());  // an AggregatedBodyData is never moved (its LLT)
+  const std::vector<std::vector<LoopInfo>> by_body = loops_by_body(model, loops);
+  std::size_t next = 0;
   for (const AggregatedBody& an : aggregation.nodes) {
     if (!an.aggregated()) continue;
     Node node;
     node.body = static_cast<int>(tree_.nodes.size());
     const AggregatedBodyData& g = tree_.nodes.emplace_back(model, an.bodies);
     for (int b : an.bodies) tree_.node_of_body[b] = node.body;
-    for (const LoopInfo& info : loops) {
-      const int top = info.graph.bodies.front();
-      if (std::find(an.bodies.begin(), an.bodies.end(), top) == an.bodies.end()) continue;
+    for (const LoopInfo& info : by_body[next++]) {
       Loop loop;
       loop.name = info.name;
-      loop.block = info.loop_joint >= 0 ? ConstraintBlock::of(model, rows_, info.graph.bodies, {info.loop_joint}, {})
-                                        : ConstraintBlock::of(model, rows_, info.graph.bodies, {}, {info.coupling});
+      loop.block = loop_block(model, info);
       const std::vector<int> dist = distances(model, info);
       for (int b : info.graph.bodies) {
         const int j = static_cast<int>(std::find(g.bodies.begin(), g.bodies.end(), b) - g.bodies.begin());
@@ -224,9 +279,9 @@ void Rcr::choose(Node& node, double t, bool first) {
     throw std::runtime_error(s.str());
   }
   if (!first && beta != node.beta) {
-    std::string loops;
-    for (const Loop& loop : node.loops) loops.append(loops.empty() ? "'" : ", '").append(loop.name).append("'");
-    report(t, "rcr: independent speeds chosen again (loops " + loops + "): " + speed_names(node, beta) + " (were " +
+    std::vector<std::string> loops;
+    for (const Loop& loop : node.loops) loops.push_back(loop.name);
+    report(t, "rcr: independent speeds chosen again (loops " + quoted_list(loops) + "): " + speed_names(node, beta) + " (were " +
                   speed_names(node, node.beta) + ")");
     ++switches_;
   }
@@ -252,13 +307,9 @@ void Rcr::check_closed(const Node& node, const Loop& loop) const {
   if (residual.size() == 0) return;
   const double scale = std::max(1.0, loop.G.cwiseAbs().maxCoeff() * std::max(1.0, Xloop.cwiseAbs().maxCoeff()));
   if (residual.cwiseAbs().maxCoeff() <= 1e-8 * scale) return;
-  std::string others;
-  for (const Loop& other : node.loops)
-    if (&other != &loop) others.append(others.empty() ? "'" : ", '").append(other.name).append("'");
-  throw ModelError("rcr: loop '" + loop.name + "' cannot be closed one loop at a time: it shares bodies with loop(s) " +
-                   others + " and together they must be solved simultaneously (e.g. loops closing on one common " +
-                   "body, as a parallel manipulator whose end-effector is not reached through independent " +
-                   "coordinates alone, 000 §4.2). Use --method embedding or lagrange-dense");
+  std::vector<std::string> names;
+  for (const Loop& other : node.loops) names.push_back(other.name);
+  throw ModelError(not_one_at_a_time(loop.name, names));
 }
 
 std::string Rcr::speed_names(const Node& node, const std::vector<int>& theta_rows) const {

@@ -82,7 +82,9 @@ class Rcr final : public Formulation {
   Rcr(const Model& model, const FormulationSettings& settings);
   /// Why rcr cannot take the model at configuration q, or empty: coupled loops with different base
   /// bodies (the model's structure, checked first), or loops that share their base but must be
-  /// solved together at q (check_closed: one choice of independent speeds at q).
+  /// solved together at q: loop i of an aggregated body is solved for the speeds no earlier loop
+  /// of it acts on, which must carry the rank of its rows at q (what check_closed finds at the
+  /// first call). Costs one position sweep and an SVD of each loop's rows; builds no Rcr.
   static std::string out_of_scope(const Model& model, const VecX& q);
   std::string_view name() const override { return "rcr"; }
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
