@@ -14,6 +14,14 @@ namespace {
 constexpr double kGravity = 9.81;
 constexpr double kRodAxialInertia = 1e-3;
 
+// prefix + k, appended rather than by operator+(const char*, std::string&&), on which GCC 12
+// reports a false -Wrestrict here.
+std::string indexed(const char* prefix, int k) {
+  std::string s(prefix);
+  s += std::to_string(k);
+  return s;
+}
+
 // Uniform rod of 1 m and 1 kg along x of its frame, frame at one end.
 void add_rod(Mechanism& m, const std::string& name) {
   m.add_body(name, 1.0, Vec3(0.5, 0.0, 0.0), Vec3(kRodAxialInertia, 1.0 / 12.0, 1.0 / 12.0).asDiagonal());
@@ -39,18 +47,18 @@ Mechanism nfourbar_mechanism(int n) {
   if (n < 1) throw std::invalid_argument("nfourbar_mechanism: number of four-bars must be at least 1, got " +
                                          std::to_string(n));
   Mechanism m;
-  m.name = "nfourbar-" + std::to_string(n);
+  m.name = indexed("nfourbar-", n);
   m.gravity = Vec3(0.0, -kGravity, 0.0);
   const double up = std::numbers::pi / 2;
   const Vec3 tip(1.0, 0.0, 0.0);
   for (int k = 0; k <= n; ++k) {
-    const std::string crank = "crank" + std::to_string(k);
+    const std::string crank = indexed("crank", k);
     add_rod(m, crank);
     add_pin(m, crank + "_pivot", std::string(ground_name), crank, Vec3(k, 0.0, 0.0), Vec3::Zero(), up, -1.0);
-    m.markers.push_back({"B" + std::to_string(k), crank, tip, ""});
+    m.markers.push_back({indexed("B", k), crank, tip, ""});
     if (k == 0) continue;
     // Coupler k from crank k−1's tip, horizontal (absolute angle 0), translating with the tips.
-    const std::string coupler = "coupler" + std::to_string(k), left = "crank" + std::to_string(k - 1);
+    const std::string coupler = indexed("coupler", k), left = indexed("crank", k - 1);
     add_rod(m, coupler);
     add_pin(m, coupler + "_left", left, coupler, tip, Vec3::Zero(), -up, 1.0);
     add_pin(m, coupler + "_right", coupler, crank, tip, tip, 0.0, 0.0).cut = true;
