@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "rods.hpp"
+
 namespace loopdyn {
 
 namespace {
@@ -41,7 +43,7 @@ std::string rung(int k) { return k < 0 ? std::string(ground_name) : "rung" + std
 // Spatial ladder (paper 000 §4.3): names, and the inertia about the centre of a uniform slender rod
 // of 1 m, 1 kg along unit axis e: (1/12)(I₃ − e eᵀ) plus a small axial inertia 10⁻³ e eᵀ.
 std::string post(int k) { return "post" + std::to_string(k); }
-constexpr double kRodAxialInertia = 1e-3;  // ε
+using detail::kRodAxialInertia;  // ε
 Mat3 slender_rod(const Vec3& e) {
   return (Mat3::Identity() - e * e.transpose()) / 12.0 + kRodAxialInertia * e * e.transpose();
 }

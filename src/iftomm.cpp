@@ -7,34 +7,17 @@
 #include <stdexcept>
 #include <string>
 
+#include "rods.hpp"
+
 namespace loopdyn {
 
 namespace {
 
+using detail::add_pin;
+using detail::add_rod;
+using detail::indexed;
+
 constexpr double kGravity = 9.81;
-constexpr double kRodAxialInertia = 1e-3;
-
-// prefix + k, appended rather than by operator+(const char*, std::string&&), on which GCC 12
-// reports a false -Wrestrict here.
-std::string indexed(const char* prefix, int k) {
-  std::string s(prefix);
-  s += std::to_string(k);
-  return s;
-}
-
-// Uniform rod of 1 m and 1 kg along x of its frame, frame at one end.
-void add_rod(Mechanism& m, const std::string& name) {
-  m.add_body(name, 1.0, Vec3(0.5, 0.0, 0.0), Vec3(kRodAxialInertia, 1.0 / 12.0, 1.0 / 12.0).asDiagonal());
-}
-
-JointSpec& add_pin(Mechanism& m, const std::string& name, const std::string& parent, const std::string& child,
-                   const Vec3& in_parent, const Vec3& in_child, double q, double u) {
-  JointSpec& j = m.add_joint(name, JointType::revolute, parent, child, Transform::translation(in_parent),
-                             Transform::translation(in_child));
-  j.q = {q};
-  j.u = {u};
-  return j;
-}
 
 // (I, K) of A02's pendulum I θ̈ + K cos θ = 0 (iftomm.hpp).
 std::pair<double, double> nfourbar_pendulum(int n) {

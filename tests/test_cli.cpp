@@ -368,3 +368,20 @@ TEST(Cli, GenerateNFourBarWritesTheBenchmarkAndLagrangeRefusesItsChangePoint) {
       << lagrange.output;
   expect_one_line_error(run("generate nfourbar --n 0"), "--n must be at least 1, got 0");
 }
+
+// `loopdyn generate square-chain` (paper 003 Ex 4.1): 3K + 1 bars, K loops, K + 1 degrees of
+// freedom, closed at rest (simulates without assembly).
+TEST(Cli, GenerateSquareChainWritesPaper003sChain) {
+  const auto file = scratch("generate_square_chain.yaml");
+  ASSERT_EQ(run("generate square-chain --squares 4 --out " + file.string()).status, 0);
+  const CliResult info = run("info --json " + file.string());
+  ASSERT_EQ(info.status, 0) << info.output;
+  const auto j = nlohmann::json::parse(info.output);
+  EXPECT_EQ(j["nv"], 13);
+  EXPECT_EQ(j["dof_rank"], 5);
+  EXPECT_EQ(j["loop_joints"].size(), 4u);
+  const CliResult sim = run("simulate " + file.string() + " --no-assemble --t-end 0.1 --out " +
+                            scratch("generate_square_chain.csv").string());
+  EXPECT_EQ(sim.status, 0) << sim.output;
+  expect_one_line_error(run("generate square-chain --squares 0"), "--squares must be at least 1, got 0");
+}

@@ -18,10 +18,10 @@
 #include "andrews.hpp"
 #include "iftomm_cases.hpp"
 #include "loopdyn/change_points.hpp"
-#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/forces.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/iftomm.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/simulator.hpp"
 
 using namespace loopdyn;

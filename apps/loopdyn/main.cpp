@@ -10,15 +10,16 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/generators.hpp"
 #include "loopdyn/iftomm.hpp"
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/io/model_file.hpp"
+#include "loopdyn/loop_structure.hpp"
 #include "loopdyn/projection.hpp"
 #include "loopdyn/simulator.hpp"
+#include "loopdyn/square_nets.hpp"
 
 namespace {
 
@@ -342,7 +343,7 @@ int assemble_model(const AssembleOptions& o) {
 
 struct GenerateOptions {
   std::string layout = "serial", masses = "uniform", out;
-  int cells = 0, bodies = 0, fourbars = 0;
+  int cells = 0, bodies = 0, fourbars = 0, squares = 0;
 };
 
 // Puts a state in model coordinates into the tree joints' q and u (by joint name), so that the
@@ -417,6 +418,12 @@ int generate_chain(const GenerateOptions& o) {
 int generate_nfourbar(const GenerateOptions& o) {
   require_positive(o.fourbars, "--n");
   return write_generated(nfourbar_mechanism(o.fourbars), o.out);
+}
+
+// `generate square-chain`: paper 003's Ex 4.1 (square_nets.hpp), at rest.
+int generate_square_chain(const GenerateOptions& o) {
+  require_positive(o.squares, "--squares");
+  return write_generated(square_chain_mechanism(o.squares), o.out);
 }
 
 // `methods`: the registry (formulation.hpp), as text or as the docs' Markdown table.
@@ -529,6 +536,11 @@ int main(int argc, char** argv) {
   cmd_nfourbar->add_option("--n", gen.fourbars, "number of four-bars N (the benchmark: 40)")->required();
   cmd_nfourbar->add_option("--out", gen.out, "model file to write (default: print it)");
 
+  CLI::App* cmd_square_chain = cmd_gen->add_subcommand(
+      "square-chain", "paper 003 Ex 4.1: K squares of unit bars side by side (3K+1 bars, K loops), joint 0 fixed, at rest");
+  cmd_square_chain->add_option("--squares", gen.squares, "number of squares K")->required();
+  cmd_square_chain->add_option("--out", gen.out, "model file to write (default: print it)");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (cmd_sim->parsed()) return simulate(sim);
@@ -539,6 +551,7 @@ int main(int argc, char** argv) {
     if (cmd_spatial->parsed()) return generate_spatial_ladder(gen);
     if (cmd_chain->parsed()) return generate_chain(gen);
     if (cmd_nfourbar->parsed()) return generate_nfourbar(gen);
+    if (cmd_square_chain->parsed()) return generate_square_chain(gen);
   } catch (const std::exception& e) {
     std::cerr << "loopdyn: error: " << e.what() << '\n';
     return 1;
