@@ -343,6 +343,22 @@ TEST(Cli, GenerateWithBadArgumentsFailsWithOneLine) {
                         "cannot write model file '/nonexistent_dir/ladder.yaml'");
 }
 
+// `loopdyn generate <what> --out file`, then `info` reports nv speeds, dof degrees of freedom and
+// loops loop-closing joints, and the file simulates from its own state without assembly (closed).
+void expect_generated(const std::string& what, const std::filesystem::path& file, int nv, int dof,
+                      std::size_t loops) {
+  ASSERT_EQ(run("generate " + what + " --out " + file.string()).status, 0) << what;
+  const CliResult info = run("info --json " + file.string());
+  ASSERT_EQ(info.status, 0) << info.output;
+  const auto j = nlohmann::json::parse(info.output);
+  EXPECT_EQ(j["nv"], nv) << what;
+  EXPECT_EQ(j["dof_rank"], dof) << what;
+  EXPECT_EQ(j["loop_joints"].size(), loops) << what;
+  const CliResult sim =
+      run("simulate " + file.string() + " --no-assemble --t-end 0.1 --out " + file.string() + ".csv");
+  EXPECT_EQ(sim.status, 0) << sim.output;
+}
+
 }  // namespace
 
 // `loopdyn generate nfourbar` (IFToMM A02): 2N + 1 rods, N loops, 1 DOF, the benchmark's closed
@@ -350,16 +366,7 @@ TEST(Cli, GenerateWithBadArgumentsFailsWithOneLine) {
 // passage with a one-line diagnostic naming the change point.
 TEST(Cli, GenerateNFourBarWritesTheBenchmarkAndLagrangeRefusesItsChangePoint) {
   const auto file = scratch("generate_nfourbar.yaml");
-  ASSERT_EQ(run("generate nfourbar --n 3 --out " + file.string()).status, 0);
-  const CliResult info = run("info --json " + file.string());
-  ASSERT_EQ(info.status, 0) << info.output;
-  const auto j = nlohmann::json::parse(info.output);
-  EXPECT_EQ(j["nv"], 7);
-  EXPECT_EQ(j["dof_rank"], 1);
-  EXPECT_EQ(j["loop_joints"].size(), 3u);
-  const CliResult sim = run("simulate " + file.string() + " --no-assemble --t-end 0.1 --out " +
-                            scratch("generate_nfourbar.csv").string());
-  ASSERT_EQ(sim.status, 0) << sim.output;
+  expect_generated("nfourbar --n 3", file, 7, 1, 3);
   const CliResult lagrange = run("simulate " + file.string() + " --method lagrange-dense --integrator dopri5 --rtol 1e-10 "
                                  "--atol 1e-10 --t-end 2 --out " + scratch("generate_nfourbar_lagrange.csv").string());
   EXPECT_NE(lagrange.status, 0);
@@ -372,16 +379,6 @@ TEST(Cli, GenerateNFourBarWritesTheBenchmarkAndLagrangeRefusesItsChangePoint) {
 // `loopdyn generate square-chain` (paper 003 Ex 4.1): 3K + 1 bars, K loops, K + 1 degrees of
 // freedom, closed at rest (simulates without assembly).
 TEST(Cli, GenerateSquareChainWritesPaper003sChain) {
-  const auto file = scratch("generate_square_chain.yaml");
-  ASSERT_EQ(run("generate square-chain --squares 4 --out " + file.string()).status, 0);
-  const CliResult info = run("info --json " + file.string());
-  ASSERT_EQ(info.status, 0) << info.output;
-  const auto j = nlohmann::json::parse(info.output);
-  EXPECT_EQ(j["nv"], 13);
-  EXPECT_EQ(j["dof_rank"], 5);
-  EXPECT_EQ(j["loop_joints"].size(), 4u);
-  const CliResult sim = run("simulate " + file.string() + " --no-assemble --t-end 0.1 --out " +
-                            scratch("generate_square_chain.csv").string());
-  EXPECT_EQ(sim.status, 0) << sim.output;
+  expect_generated("square-chain --squares 4", scratch("generate_square_chain.yaml"), 13, 5, 4);
   expect_one_line_error(run("generate square-chain --squares 0"), "--squares must be at least 1, got 0");
 }
