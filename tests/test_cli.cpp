@@ -382,3 +382,10 @@ TEST(Cli, GenerateSquareChainWritesPaper003sChain) {
   expect_generated("square-chain --squares 4", scratch("generate_square_chain.yaml"), 13, 5, 4);
   expect_one_line_error(run("generate square-chain --squares 0"), "--squares must be at least 1, got 0");
 }
+
+// `loopdyn generate square-net` (paper 003 Ex 4.2): 2RC + R + C bars, RC loops, R + C degrees of
+// freedom, closed at its tilted start.
+TEST(Cli, GenerateSquareNetWritesPaper003sNet) {
+  expect_generated("square-net --rows 2 --cols 3 --tilt 0.3", scratch("generate_square_net.yaml"), 17, 5, 6);
+  expect_one_line_error(run("generate square-net --rows 2 --cols 0"), "--cols must be at least 1, got 0");
+}

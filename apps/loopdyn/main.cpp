@@ -343,7 +343,8 @@ int assemble_model(const AssembleOptions& o) {
 
 struct GenerateOptions {
   std::string layout = "serial", masses = "uniform", out;
-  int cells = 0, bodies = 0, fourbars = 0, squares = 0;
+  int cells = 0, bodies = 0, fourbars = 0, squares = 0, rows = 0, cols = 0;
+  double tilt = 0.5;
 };
 
 // Puts a state in model coordinates into the tree joints' q and u (by joint name), so that the
@@ -424,6 +425,13 @@ int generate_nfourbar(const GenerateOptions& o) {
 int generate_square_chain(const GenerateOptions& o) {
   require_positive(o.squares, "--squares");
   return write_generated(square_chain_mechanism(o.squares), o.out);
+}
+
+// `generate square-net`: paper 003's Ex 4.2 (square_nets.hpp), at rest, turned by --tilt.
+int generate_square_net(const GenerateOptions& o) {
+  require_positive(o.rows, "--rows");
+  require_positive(o.cols, "--cols");
+  return write_generated(square_net_mechanism(o.rows, o.cols, o.tilt), o.out);
 }
 
 // `methods`: the registry (formulation.hpp), as text or as the docs' Markdown table.
@@ -541,6 +549,15 @@ int main(int argc, char** argv) {
   cmd_square_chain->add_option("--squares", gen.squares, "number of squares K")->required();
   cmd_square_chain->add_option("--out", gen.out, "model file to write (default: print it)");
 
+  CLI::App* cmd_square_net = cmd_gen->add_subcommand(
+      "square-net", "paper 003 Ex 4.2: R rows of C squares of unit bars (RC loops), hanging from joint 0, released at "
+                    "an angle from the vertical");
+  cmd_square_net->add_option("--rows", gen.rows, "rows of squares R")->required();
+  cmd_square_net->add_option("--cols", gen.cols, "squares per row C")->required();
+  cmd_square_net->add_option("--tilt", gen.tilt, "initial turn of the net about joint 0, rad (the paper's is lost)")
+      ->capture_default_str();
+  cmd_square_net->add_option("--out", gen.out, "model file to write (default: print it)");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (cmd_sim->parsed()) return simulate(sim);
@@ -552,6 +569,7 @@ int main(int argc, char** argv) {
     if (cmd_chain->parsed()) return generate_chain(gen);
     if (cmd_nfourbar->parsed()) return generate_nfourbar(gen);
     if (cmd_square_chain->parsed()) return generate_square_chain(gen);
+    if (cmd_square_net->parsed()) return generate_square_net(gen);
   } catch (const std::exception& e) {
     std::cerr << "loopdyn: error: " << e.what() << '\n';
     return 1;

@@ -1,26 +1,33 @@
 // Paper 003's examples (Ascher and Lin, §4): planar chains and nets of squares of unit bars, the
 // mechanisms with many coupled loops that sequential regularization is made for. Paper 003's text
-// survives only as a word list (docs/notes/srm-sources.md): its bars, masses, fixed joint 0 and
-// free fall are stated there; the layout and the spanning tree below are loopdyn's choice, as
-// is the plane (x-y, gravity −y, as the planar ladder).
+// survives only as a word list (docs/notes/srm-sources.md): the unit bars and masses, the fixed
+// joint 0, the chain's free fall and the net released at an angle from the vertical (its
+// "breeze") are stated there; the layout, the spanning tree, the plane (x-y, gravity −y, as the
+// planar ladder) and the net's default angle are loopdyn's choices.
 //
-//   square-chain-K   K squares side by side, 3K + 1 bars, K loops, K + 1 degrees of freedom.
+//   square-chain-K    K squares side by side: 3K + 1 bars, K loops, K + 1 degrees of freedom.
+//   square-net-RxC    R rows of C squares: 2RC + R + C bars, RC loops, R + C degrees of freedom.
 #pragma once
 
 #include "loopdyn/mechanism.hpp"
 
 namespace loopdyn {
 
-/// `square-chain-K` (003 Ex 4.1): K squares of uniform bars of 1 m and 1 kg (inertia about the
-/// centre 1/12 kg m² across, 1e-3 along), pinned at every corner by revolutes about z. At q0 the
-/// squares stand side by side: top bars "top{i}" from (i, 0) to (i + 1, 0), bottom bars
-/// "bottom{i}" from (i, −1) to (i + 1, −1), posts "post{i}" from (i, 0) down to (i, −1), i = 0..K
-/// (posts 0..K, bars 0..K−1). Joint 0, "top0_pin", fixes top0's left end to ground at the
-/// origin; the chain starts at rest and falls about it. Spanning tree: the top bars in series,
-/// post i hanging from top i's left end (post K from top K−1's right end), bottom i from the foot
-/// of post i; loop i closes bottom i's right end on the foot of post i + 1 ("square{i}", cut).
-/// A square whose four bars come into line (flat) is a singular configuration of its loop.
-/// Throws std::invalid_argument for squares < 1.
+/// `square-net-RxC` (003 Ex 4.2; R = 1 is `square-chain-C`): R rows of C squares of uniform bars
+/// of 1 m and 1 kg (inertia about the centre 1/12 kg m² across, 1e-3 along), pinned at every
+/// corner by revolutes about z. With tilt = 0 the net hangs below its top edge: horizontal bars
+/// "h{r}_{j}" from (j, −r) to (j + 1, −r), r = 0..R, and posts "v{r}_{j}" from (j, −r) down to
+/// (j, −r − 1), j = 0..C. Joint 0, "h0_0_pin", fixes (0, 0) to ground and turns the whole net by
+/// `tilt` (rad, counter-clockwise) about it; the net starts at rest. Spanning tree: the top edge
+/// in series from ground, each column of posts hanging from the top edge, bar h{r+1}_{j} from the
+/// foot of post v{r}_{j}; square (r, j) closes where h{r+1}_{j}'s right end meets the foot of
+/// v{r}_{j+1} (loop-closing joint "square{r}_{j}"). A square whose four bars come into line (flat)
+/// is a singular configuration of its loop. Throws std::invalid_argument for rows or cols < 1
+/// or a non-finite tilt.
+Mechanism square_net_mechanism(int rows, int cols, double tilt);
+
+/// `square-chain-K` (003 Ex 4.1): square_net_mechanism(1, K, 0): the chain lies horizontal and
+/// falls freely about joint 0. Throws std::invalid_argument for squares < 1.
 Mechanism square_chain_mechanism(int squares);
 
 }  // namespace loopdyn
