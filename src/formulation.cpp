@@ -73,7 +73,7 @@ const std::vector<MethodInfo>& methods() {
        "000 §3-4", "O(n + m)", C::joint, true, &Rcr::out_of_scope, &make<Rcr>},
       {"embedding", "constraint embedding: loops folded into aggregated bodies, ABA over them", "002 §4-9",
        "O(n) for small loops", C::joint, true, nullptr, &make<Embedding>},
-      {"srm", "sequential regularization", "003", "O(n)", C::absolute, true, nullptr, nullptr},
+      {"srm", "sequential regularization", "003", "O(n)", C::joint, true, nullptr, nullptr},
       {"dca", "divide and conquer, augmented Lagrangian, mass-orthogonal projections", "004", "O(n), O(log n) parallel",
        C::absolute, true, nullptr, nullptr},
   };

@@ -91,11 +91,12 @@ class Formulation {
   /// Receives events (the default sink drops them).
   void set_event_sink(std::function<void(const FormulationEvent&)> sink) { sink_ = std::move(sink); }
 
-  // The state x the method integrates. The Simulator and the integrators see only these five
-  // functions; output (the CSV's joint columns, markers, energy, residuals, reactions) reads the
-  // joint coordinates of x through to_joint(). The defaults are the joint layout x = [q; u]
-  // (nq + nv) of the methods in joint coordinates; a method in absolute coordinates (srm, dca)
-  // overrides them, its to_joint() inverting each joint's kinematics (body_coordinates.hpp).
+  // The state x the method integrates. The Simulator and the integrators see only the seven
+  // functions below; output (the CSV's joint columns, markers, energy, residuals, reactions) reads
+  // the joint coordinates of x through to_joint(). The defaults are the joint layout x = [q; u]
+  // (nq + nv); a method in absolute coordinates (dca, its to_joint() inverting each joint's
+  // kinematics: body_coordinates.hpp) or with several copies of the state (srm's iterates)
+  // overrides them.
   /// How x is laid out: [q; u] (joint) or per-body poses and velocities (absolute).
   virtual Coordinates coordinates() const { return Coordinates::joint; }
   /// Size of x.
