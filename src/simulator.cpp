@@ -42,20 +42,20 @@ Simulator::Simulator(const Model& model, Formulation& formulation, const Simulat
     }
     reactions_.emplace(model_, constraints_);
   }
-  if (settings_.project && formulation_.coordinates() != Coordinates::joint)
-    throw std::invalid_argument("--project projects joint coordinates; method '" + std::string(formulation_.name()) +
-                                "' integrates absolute coordinates and holds its constraints itself");
 }
 
 void Simulator::rhs(double t, const VecX& x, VecX& dx) { formulation_.derivative(t, x, dx); }
 
 void Simulator::post_step(double t, VecX& x) {
   formulation_.accept(t, x);
-  if (projector_) projector_->project(t, x.head(model_.nq), x.tail(model_.nv));  // joint layout (constructor)
-  if (monitor_) {
-    formulation_.to_joint(x, q_, u_);
-    if (monitor_->observe(t, q_, u_)) crossings_.push_back(monitor_->last());
+  if (!projector_ && !monitor_) return;
+  formulation_.to_joint(x, q_, u_);
+  if (projector_) {
+    // The joint state is projected, whatever the method's layout, and mapped back into it.
+    projector_->project(t, q_, u_);
+    formulation_.to_state(q_, u_, x);
   }
+  if (monitor_ && monitor_->observe(t, q_, u_)) crossings_.push_back(monitor_->last());
 }
 
 double Simulator::adjust_step(double t, double h) { return monitor_ ? monitor_->adjust_step(t, h) : h; }

@@ -23,7 +23,8 @@ struct SimulationSettings {
   double t_end = 10.0;
   double output_dt = 0.01;  ///< rows at 0, output_dt, 2 output_dt, ... and t_end
   /// Mass-orthogonal projection of q, then u, after every accepted step, for any formulation
-  /// (after Formulation::complete_state). dopri5 rows between steps are interpolated from
+  /// (after Formulation::accept): the joint state of x (to_joint) is projected and mapped back
+  /// (to_state), whatever the method's layout. dopri5 rows between steps are interpolated from
   /// projected states.
   bool project = false;
   ProjectionSettings projection;
