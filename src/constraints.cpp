@@ -19,17 +19,26 @@ void frame_positions(const KinematicsData& kin, int body, const Transform& frame
   f.x = W.p;
 }
 
-void frame_motion(const KinematicsData& kin, const std::vector<Vec6>& a0, int body, ConstraintData::Frame& f) {
+// World spatial velocity V = [ω; v_O] about the world origin; origin point: v = v_O + ω × x.
+void frame_velocity(const KinematicsData& kin, int body, ConstraintData::Frame& f) {
   if (body < 0) {
-    f.w = f.v = f.dw0 = f.a0 = Vec3::Zero();
+    f.w = f.v = Vec3::Zero();
     return;
   }
-  // World spatial velocity V = [ω; v_O] and acceleration A = [ω̇; a_O] about the world origin;
-  // origin point: v = v_O + ω × x, a = a_O + ω̇ × x + ω × v.
   const Vec6 V = kin.X_world[body].act_motion(kin.v[body]);
-  const Vec6 A = kin.X_world[body].act_motion(a0[body]);
   f.w = V.head<3>();
   f.v = V.tail<3>() + f.w.cross(f.x);
+}
+
+void frame_motion(const KinematicsData& kin, const std::vector<Vec6>& a0, int body, ConstraintData::Frame& f) {
+  frame_velocity(kin, body, f);
+  if (body < 0) {
+    f.dw0 = f.a0 = Vec3::Zero();
+    return;
+  }
+  // World spatial acceleration A = [ω̇; a_O] about the world origin; origin point:
+  // a = a_O + ω̇ × x + ω × v.
+  const Vec6 A = kin.X_world[body].act_motion(a0[body]);
   f.dw0 = A.head<3>();
   f.a0 = A.tail<3>() + f.dw0.cross(f.x) + f.w.cross(f.v);
 }
@@ -114,6 +123,20 @@ double bias_row(const ConstraintRow& row, const ConstraintData& d) {
   return -bias;
 }
 
+// Φ̇ of one row from the world velocities of its two frames (constraints.hpp), u for coupling rows.
+double velocity_row(const Model& model, const ConstraintRow& row, const Eigen::Ref<const VecX>& u,
+                    const ConstraintData& d) {
+  if (row.kind == Kind::coupling) {
+    double e = 0.0;
+    for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) e += t.coefficient * u(t.v_index);
+    return e;
+  }
+  const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
+  const Vec3 b = p.R * row.u;
+  if (row.kind == Kind::dot) return (c.R * row.w).cross(b).dot(c.w - p.w);
+  return b.dot(c.v - p.v) + b.cross(c.x - p.x).dot(p.w);
+}
+
 void update_loop_motion(const Model& model, const KinematicsData& kin, ConstraintData& d, int k) {
   frame_motion(kin, d.a0, model.loop_joints[k].parent, d.fp[k]);
   frame_motion(kin, d.a0, model.loop_joints[k].child, d.fc[k]);
@@ -179,6 +202,43 @@ void constraint_jacobian(const Model& model, const Constraints& cons, const Kine
                          Eigen::Ref<MatX> G) {
   update_frames(model, kin, d);
   jacobian_rows(model, cons.kept(), kin, d, G);
+}
+
+void constraint_velocity(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                         const Eigen::Ref<const VecX>& u, Eigen::Ref<VecX> phidot) {
+  update_frames(model, kin, d);
+  for (int k = 0; k < static_cast<int>(model.loop_joints.size()); ++k) {
+    frame_velocity(kin, model.loop_joints[k].parent, d.fp[k]);
+    frame_velocity(kin, model.loop_joints[k].child, d.fc[k]);
+  }
+  for (int r = 0; r < cons.rows(); ++r) phidot(r) = velocity_row(model, cons.kept()[r], u, d);
+}
+
+void constraint_forces(const Model& model, const Constraints& cons, const KinematicsData& kin,
+                       const ConstraintData& d, const VecX& lambda, Mat6X& loop_wrench, Mat6X& fext, VecX* tau) {
+  loop_wrench.setZero();
+  for (int r = 0; r < cons.rows(); ++r) {
+    const ConstraintRow& row = cons.kept()[r];
+    if (row.kind == Kind::coupling) {  // −c λ on the coupled speeds
+      if (tau)
+        for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) (*tau)(t.v_index) -= t.coefficient * lambda(r);
+      continue;
+    }
+    const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
+    const Vec3 b = p.R * row.u;
+    if (row.kind == Kind::dot)
+      loop_wrench.col(row.loop).head<3>() -= lambda(r) * (c.R * row.w).cross(b);  // moment −λ a × b
+    else
+      loop_wrench.col(row.loop).tail<3>() -= lambda(r) * b;  // force −λ b at x_c
+  }
+  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
+    const ModelJoint& lj = model.loop_joints[k];
+    Vec6 about_origin = loop_wrench.col(k);  // moment about the world origin
+    about_origin.head<3>() += d.fc[k].x.cross(about_origin.tail<3>());
+    // Child side w, parent side −w, both at x_c.
+    if (lj.child >= 0) fext.col(lj.child) += kin.X_world[lj.child].inv_act_force(about_origin);
+    if (lj.parent >= 0) fext.col(lj.parent) -= kin.X_world[lj.parent].inv_act_force(about_origin);
+  }
 }
 
 void constraint_bias(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,

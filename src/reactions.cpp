@@ -8,13 +8,6 @@ namespace loopdyn {
 
 namespace {
 
-// Spatial force [n; f] acting at world point x (world axes) as a body-frame force on `body`.
-Vec6 world_wrench_on_body(const KinematicsData& kin, int body, const Vec6& w, const Vec3& x) {
-  Vec6 about_origin = w;
-  about_origin.head<3>() += x.cross(w.tail<3>());  // moment about the world origin
-  return kin.X_world[body].inv_act_force(about_origin);
-}
-
 void check_size(const char* what, Eigen::Index actual, Eigen::Index expected) {
   if (actual == expected) return;
   std::ostringstream s;
@@ -32,28 +25,13 @@ Reactions::Reactions(const Model& model, const Constraints& constraints)
 void Reactions::loop_wrenches(const VecX& lambda) {
   // Joint frames at q (constraint_position updates them; Φ itself is not needed).
   constraint_position(model_, constraints_, kin_, cons_data_, phi_);
-  loop_world_.setZero();
-  const std::vector<ConstraintRow>& rows = constraints_.kept();
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const ConstraintRow& row = rows[r];
-    if (row.kind == ConstraintRow::Kind::coupling) continue;  // a joint torque, in rnea's τ
-    const auto &p = cons_data_.fp[row.loop], &c = cons_data_.fc[row.loop];
-    const Vec3 b = p.R * row.u;
-    if (row.kind == ConstraintRow::Kind::dot)
-      loop_world_.col(row.loop).head<3>() -= lambda(r) * (c.R * row.w).cross(b);  // moment −λ a × b
-    else
-      loop_world_.col(row.loop).tail<3>() -= lambda(r) * b;  // force −λ b at x_c
-  }
+  // Coupling rows act as joint torques, which the Newton-Euler pass returns in τ.
+  constraint_forces(model_, constraints_, kin_, cons_data_, lambda, loop_world_, fext_, nullptr);
   for (std::size_t k = 0; k < model_.loop_joints.size(); ++k) {
-    const ModelJoint& lj = model_.loop_joints[k];
-    const auto& c = cons_data_.fc[k];
-    const Vec6 w = loop_world_.col(k);
-    auto out = wrenches_.col(model_.nbodies + static_cast<Eigen::Index>(k));  // child joint frame axes
-    out.head<3>().noalias() = c.R.transpose() * w.head<3>();
-    out.tail<3>().noalias() = c.R.transpose() * w.tail<3>();
-    // Child side gets w, parent side −w, both at x_c.
-    if (lj.child >= 0) fext_.col(lj.child) += world_wrench_on_body(kin_, lj.child, w, c.x);
-    if (lj.parent >= 0) fext_.col(lj.parent) -= world_wrench_on_body(kin_, lj.parent, w, c.x);
+    const Mat3& R = cons_data_.fc[k].R;  // child joint frame axes
+    auto out = wrenches_.col(model_.nbodies + static_cast<Eigen::Index>(k));
+    out.head<3>().noalias() = R.transpose() * loop_world_.col(k).head<3>();
+    out.tail<3>().noalias() = R.transpose() * loop_world_.col(k).tail<3>();
   }
 }
 

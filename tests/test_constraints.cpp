@@ -1,6 +1,7 @@
 // Loop-closure constraints: Φ, G and γ against each other by finite differences, and against the
 // joints' own motion (a loop joint that duplicates a tree joint is satisfied identically).
 #include "loopdyn/loop_structure.hpp"
+#include "loopdyn/tree_dynamics.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {
@@ -87,6 +88,46 @@ TEST(Constraints, BiasIsTheVelocityProductOfTheSecondDerivative) {
     const VecX q = test::random_q(m, rng), u = test::random_vector(m.nv, rng);
     const VecX fd = (e.G(test::moved(m, q, u, h)) * u - e.G(test::moved(m, q, u, -h)) * u) / (2 * h);
     EXPECT_TRUE(near(e.gamma(q, u), -fd, fd_tol)) << "seed " << seed;
+  }
+}
+
+// constraint_velocity reads G u from the two joint frames of each row: equal to the dense G times u
+// (both exact; 1e-12 covers the round-off of O(1) products summed over a few bodies).
+TEST(Constraints, VelocityFromTheJointFramesIsGTimesU) {
+  for (std::uint64_t seed = 40; seed < 52; ++seed) {
+    const Model m = Model::build(random_loops(seed));
+    Eval e(m, m.loops().unreduced);
+    std::mt19937_64 rng(seed);
+    const VecX q = test::random_q(m, rng), u = test::random_vector(m.nv, rng);
+    const MatX G = e.G(q);
+    e.at(q, u);
+    VecX phidot(e.cons.rows());
+    constraint_velocity(m, e.cons, e.kin, e.d, u, phidot);
+    EXPECT_TRUE(near(phidot, G * u, 1e-12)) << "seed " << seed;
+  }
+}
+
+// constraint_forces applies −Gᵀλ as body wrenches and coupling joint forces: the generalized force
+// of those wrenches (Jᵀ f, by the Newton-Euler pass at rest without gravity: τ = −Jᵀ f) plus the
+// joint forces equals −Gᵀλ (1e-12 as above). The geared chain covers the coupling rows.
+TEST(Constraints, ForcesOnTheBodiesAreGTransposeLambda) {
+  std::vector<Model> models;
+  for (std::uint64_t seed = 60; seed < 68; ++seed) models.push_back(Model::build(random_loops(seed)));
+  models.push_back(test::load_model("geared_chain"));
+  std::uint64_t seed = 0;
+  for (Model& m : models) {
+    m.gravity = Vec3::Zero();
+    Eval e(m, m.loops().unreduced);
+    std::mt19937_64 rng(++seed);
+    const VecX q = test::random_q(m, rng), zero = VecX::Zero(m.nv);
+    const VecX lambda = test::random_vector(e.cons.rows(), rng);
+    const MatX G = e.G(q);
+    Mat6X loop_wrench(6, m.loop_joints.size()), fext = Mat6X::Zero(6, m.nbodies);
+    VecX tau = VecX::Zero(m.nv), inverse(m.nv);
+    constraint_forces(m, e.cons, e.kin, e.d, lambda, loop_wrench, fext, &tau);
+    RneaData rnea_data(m);
+    rnea(m, rnea_data, q, zero, zero, &fext, inverse);
+    EXPECT_TRUE(near(tau - inverse, -G.transpose() * lambda, 1e-12)) << m.name;
   }
 }
 

@@ -71,6 +71,20 @@ void constraint_position(const Model& model, const Constraints& cons, const Kine
 /// G (m x nv), Φ̇ = G u. Positions must be current. Overwrites G.
 void constraint_jacobian(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
                          Eigen::Ref<MatX> G);
+/// Φ̇ = G u (m) from the world velocities of each row's two joint frames, without forming G: O(1)
+/// per row however long the loop's tree path (u is read by coupling rows only). Positions and
+/// velocities for u must be current in kin.
+void constraint_velocity(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                         const Eigen::Ref<const VecX>& u, Eigen::Ref<VecX> phidot);
+/// The generalized force −Gᵀλ of the kept rows as forces on the bodies, without forming G (the
+/// wrench of each row kind: reactions.hpp). loop_wrench (6 x loop joints) is overwritten with the
+/// wrench [moment; force] on each loop joint's child side, world axes, about the origin of its
+/// child frame; it is added to fext (6 x nbodies, body frames) on the child body and subtracted on
+/// the parent body. Coupling rows are joint forces −c λ, subtracted from *tau (skipped when tau is
+/// null). O(1) per row and per loop joint. Frames must be current (constraint_position,
+/// constraint_velocity).
+void constraint_forces(const Model& model, const Constraints& cons, const KinematicsData& kin,
+                       const ConstraintData& d, const VecX& lambda, Mat6X& loop_wrench, Mat6X& fext, VecX* tau);
 /// γ (m) with G u̇ = γ. Positions and velocities must be current.
 void constraint_bias(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
                      Eigen::Ref<VecX> gamma);
