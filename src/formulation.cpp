@@ -9,6 +9,7 @@
 #include "loopdyn/formulations/lagrange_on.hpp"
 #include "loopdyn/formulations/nullspace.hpp"
 #include "loopdyn/formulations/rcr.hpp"
+#include "loopdyn/formulations/srm.hpp"
 #include "loopdyn/formulations/tree.hpp"
 #include "loopdyn/loop_structure.hpp"
 
@@ -51,6 +52,11 @@ void Formulation::accept(double t, Eigen::Ref<VecX> x) {
 
 void Formulation::complete(double t, Eigen::Ref<VecX> x) { complete_state(t, x.head(model_.nq), x.tail(model_.nv)); }
 
+void Formulation::joint_accelerations(double t, const VecX& x, Eigen::Ref<VecX> udot) {
+  to_joint(x, q_, u_);
+  accelerations(t, q_, u_, udot);
+}
+
 void Formulation::to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const {
   q = x.head(model_.nq);
   u = x.tail(model_.nv);
@@ -73,7 +79,8 @@ const std::vector<MethodInfo>& methods() {
        "000 §3-4", "O(n + m)", C::joint, true, &Rcr::out_of_scope, &make<Rcr>},
       {"embedding", "constraint embedding: loops folded into aggregated bodies, ABA over them", "002 §4-9",
        "O(n) for small loops", C::joint, true, nullptr, &make<Embedding>},
-      {"srm", "sequential regularization", "003", "O(n)", C::joint, true, nullptr, nullptr},
+      {"srm", "sequential regularization: S penalty iterates, loops as body wrenches, fixed-step rk2/rk4",
+       "003 §3", "O(n + m) × S", C::joint, true, nullptr, &make<Srm>, true},
       {"dca", "divide and conquer, augmented Lagrangian, mass-orthogonal projections", "004", "O(n), O(log n) parallel",
        C::absolute, true, nullptr, nullptr},
   };

@@ -103,7 +103,7 @@ VecX Simulator::row(double t, const VecX& x_in) {
   }
   if (reactions_) {
     // u̇ and λ of the formulation at this row's state.
-    formulation_.accelerations(t, q, u, udot_);
+    formulation_.joint_accelerations(t, x, udot_);
     reactions_->compute(t, q, u, udot_, formulation_.multipliers());
     reactions_->write_columns(r.segment(k, nreactions));
   }
@@ -128,6 +128,7 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
     for (std::string& n : Reactions::column_names(model_)) traj.columns.push_back(std::move(n));
   if (settings_.project) projector_.emplace(model_, constraints_, settings_.projection);  // fresh stats
 
+  formulation_.start(settings_.integrator, q0, u0);
   VecX x0(size());
   formulation_.to_state(q0, u0, x0);
   formulation_.to_joint(x0, q_, u_);

@@ -123,7 +123,7 @@ TEST(Embedding, TerminalAndInternalCutGiveTheSameMotion) {
     FormulationSettings settings;
     settings.position_tolerance = 1e-13;
     auto f = make_formulation("embedding", m, settings);
-    Simulator sim(m, *f, test::rk4_settings(1e-3, 5.0, 0.1));
+    Simulator sim(m, *f, test::fixed_step_settings(1e-3, 5.0, 0.1));
     runs.push_back(sim.run(m.q0, m.u0));
   }
   const Trajectory &a = runs[0], &b = runs[1];

@@ -9,10 +9,12 @@
 
 #include "loopdyn/body_coordinates.hpp"
 #include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/srm.hpp"
 #include "loopdyn/generators.hpp"
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/projection.hpp"
 #include "loopdyn/reactions.hpp"
+#include "loopdyn/square_nets.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 #include "test_support.hpp"
 
@@ -105,6 +107,28 @@ TEST(NoAllocation, LoopFormulationsProjectionAndReactionsAllocateNothingPerCall)
     VecX udot(m.nv);
     f->accelerations(0.0, q, u, udot);
     EXPECT_EQ(allocations_in([&] { reactions.compute(0.0, q, u, udot, f->multipliers()); }), 0) << "seed " << seed;
+  }
+}
+
+// srm's calls during a run: the derivative of its S iterates and the step's acceptance (λ_0 of the
+// next step and the convergence check), on random coupled loops and the 3 x 3 square net.
+TEST(NoAllocation, SrmAllocatesNothingPerStep) {
+  std::vector<test::LoopState> cases;
+  for (std::uint64_t seed = 300; seed < 303; ++seed) cases.push_back(test::random_loop_state(seed, 2));
+  const Model net = Model::build(square_net_mechanism(3, 3, 0.5));
+  cases.push_back({"square net 3 x 3", net, net.q0, net.u0});
+  for (const test::LoopState& c : cases) {
+    FormulationSettings settings;
+    settings.srm_iterations = 3;
+    Srm srm(c.model, settings);
+    IntegratorSettings rk2;
+    rk2.kind = IntegratorKind::rk2;
+    srm.start(rk2, c.q, c.u);
+    VecX x(srm.state_size()), dx(srm.state_size()), udot(c.model.nv);
+    srm.to_state(c.q, c.u, x);
+    EXPECT_EQ(allocations_in([&] { srm.derivative(0.0, x, dx); }), 0) << c.name;
+    EXPECT_EQ(allocations_in([&] { srm.accept(0.0, x); }), 0) << c.name;
+    EXPECT_EQ(allocations_in([&] { srm.joint_accelerations(0.0, x, udot); }), 0) << c.name;
   }
 }
 

@@ -421,7 +421,7 @@ TEST(Projection, SimulatorProjectionRemovesTheDriftOfTheAndersonFourBar) {
   const AssemblyResult a = assemble(m, m.loops().constraints, m.q0, m.u0);
   auto run = [&](bool project, double h = 0.01) {
     auto f = make_formulation("lagrange-on", m);
-    SimulationSettings s = test::rk4_settings(h, 10.0, 0.01);
+    SimulationSettings s = test::fixed_step_settings(h, 10.0, 0.01);
     s.project = project;
     Simulator sim(m, *f, s);
     return sim.run(a.q, a.u);
@@ -485,7 +485,7 @@ TEST(Projection, SimulatorLeavesATreeModelUnchanged) {
   const Model m = load_model("double_pendulum");
   auto run = [&](bool project) {
     auto f = make_formulation("tree", m);
-    SimulationSettings s = test::rk4_settings(0.01, 1.0, 0.1);
+    SimulationSettings s = test::fixed_step_settings(0.01, 1.0, 0.1);
     s.project = project;
     Simulator sim(m, *f, s);
     return sim.run(m.q0, m.u0);

@@ -327,7 +327,7 @@ TEST(Reactions, SimulatorWritesEveryJointsColumnsEqualToADirectComputation) {
   const Model& m = s.model;
   for (const char* method : {"lagrange-on", "gcp"}) {
     auto f = make_formulation(method, m);
-    SimulationSettings settings = test::rk4_settings(0.01, 0.5, 0.1);
+    SimulationSettings settings = test::fixed_step_settings(0.01, 0.5, 0.1);
     settings.reactions = true;
     Simulator sim(m, *f, settings);
     const Trajectory t = sim.run(s.q, s.u);

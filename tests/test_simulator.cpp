@@ -12,7 +12,7 @@ namespace loopdyn {
 namespace {
 
 // Fixed steps of 1e-3 s (rk4), rows every output_dt up to t_end.
-SimulationSettings rk4_settings(double t_end, double output_dt) {
+SimulationSettings fixed_step_settings(double t_end, double output_dt) {
   SimulationSettings s;
   s.integrator.kind = IntegratorKind::rk4;
   s.integrator.dt = 1e-3;
@@ -36,7 +36,7 @@ TEST(Simulator, RecordsStateMarkersAndEnergyAsCsv) {
   mech.markers.push_back({"tip", "b2", Vec3(0.1, 0.2, 0.3), ""});
   const Model m = Model::build(mech);
   TreeFormulation tree(m);
-  SimulationSettings s = rk4_settings(0.05, 0.01);
+  SimulationSettings s = fixed_step_settings(0.05, 0.01);
   Simulator sim(m, tree, s);
   const Trajectory traj = sim.run(m.q0, m.u0);
   ASSERT_EQ(traj.rows.size(), 6u);
@@ -142,7 +142,7 @@ class ReorderedState final : public Formulation {
 TEST(Simulator, AMethodOwnsItsStateLayout) {
   const Model m = test::load_model("fourbar_anderson");
   for (bool project : {false, true}) {
-    SimulationSettings s = rk4_settings(0.05, 0.01);
+    SimulationSettings s = fixed_step_settings(0.05, 0.01);
     s.project = project;
     auto direct = make_formulation("gcp", m);
     const Trajectory a = Simulator(m, *direct, s).run(m.q0, m.u0);
@@ -227,7 +227,7 @@ class AbsoluteTree final : public Formulation {
 // leaves a factor 100, where a wrong joint map (a sign, a frame, a branch) gives errors of order one.
 TEST(Simulator, AnAbsoluteCoordinateMethodWritesTheJointColumns) {
   const Model m = test::load_model("chain3d_all_joints");
-  SimulationSettings s = rk4_settings(0.5, 0.05);
+  SimulationSettings s = fixed_step_settings(0.5, 0.05);
   TreeFormulation tree(m);
   const Trajectory a = Simulator(m, tree, s).run(m.q0, m.u0);
   AbsoluteTree absolute(m);

@@ -110,10 +110,11 @@ inline MatX null_space(const MatX& G) {
   return svd.matrixV().rightCols(G.cols() - rank);
 }
 
-/// Fixed-step RK4 simulation settings.
-inline SimulationSettings rk4_settings(double dt, double t_end, double output_dt) {
+/// Fixed-step simulation settings (RK4 unless told).
+inline SimulationSettings fixed_step_settings(double dt, double t_end, double output_dt,
+                                       IntegratorKind kind = IntegratorKind::rk4) {
   SimulationSettings s;
-  s.integrator.kind = IntegratorKind::rk4;
+  s.integrator.kind = kind;
   s.integrator.dt = dt;
   s.t_end = t_end;
   s.output_dt = output_dt;

@@ -495,6 +495,19 @@ int main(int argc, char** argv) {
                       "rcr: growth of a loop's condition indicator since its independent speeds were chosen at "
                       "which they are chosen again, between two steps")
       ->capture_default_str();
+  cmd_sim->add_option("--srm-epsilon", sim.formulation.srm_epsilon,
+                      "srm: regularization ε [s/kg] of λ_s = λ_{s-1} + (G u_s + α Φ_s)/ε; default S·h·a_max (S iterates, "
+                      "a_max: largest eigenvalue of G M⁻¹ Gᵀ at the start), half the explicit stability limit");
+  cmd_sim->add_option("--srm-alpha", sim.formulation.srm_alpha,
+                      "srm: drift decay rate α [1/s] of the same update")
+      ->capture_default_str();
+  cmd_sim->add_option("--srm-iterations", sim.formulation.srm_iterations, "srm: number S of regularized iterates")
+      ->capture_default_str();
+  cmd_sim->add_option("--srm-min-stiffness", sim.formulation.srm_min_stiffness,
+                      "srm: smallest stiffness, relative to a_max, of the constraint direction the iterates still "
+                      "correct before --on-singular applies (near a singular configuration it tends to zero and the "
+                      "iterates do not converge)")
+      ->capture_default_str();
   cmd_sim->add_flag("--reactions", sim.reactions,
                     "write reaction.<joint>.fx,fy,fz,tx,ty,tz columns (force and moment of the parent side on the "
                     "child, child joint frame)");

@@ -5,11 +5,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "loopdyn/forces.hpp"
+#include "loopdyn/integrators.hpp"
 #include "loopdyn/model.hpp"
 
 namespace loopdyn {
@@ -53,6 +55,22 @@ struct FormulationSettings {
   enum class OnSingular { stop, proceed };
   OnSingular on_singular = OnSingular::stop;
   double singular_condition = 1e6;
+  /// srm (paper 003, formulations/srm.hpp): the update λ_s = λ_{s−1} + ε⁻¹(G u_s + α Φ_s) of its
+  /// iterates s = 1..srm_iterations. ε in s/kg (λ is a force, G u a speed); unset: ε = h·S·a_max,
+  /// with h the fixed step, S the number of iterates and a_max the largest eigenvalue of
+  /// G M⁻¹ Gᵀ at the initial configuration: half the explicit stability limit (003's
+  /// ε ~ h for its unit bars; formulations/srm.hpp has the limit). α in 1/s: the rate at which
+  /// position drift decays (Φ̇ = −αΦ once the iterates converge). It is not tied to h: λ carries
+  /// αΦ/ε, and with α ~ 1/h that term, O(Φ/h²), would bias the multipliers by O(1) for an O(h²)
+  /// drift (measured: reactions 1.5e-3 off lagrange-dense's at every h on the four-bar of 000).
+  std::optional<double> srm_epsilon;
+  double srm_alpha = 20.0;
+  int srm_iterations = 2;
+  /// srm stops (on_singular = stop) or reports when the constraint direction its iterates still
+  /// correct has a stiffness (Rayleigh quotient of G M⁻¹ Gᵀ) below this fraction of a_max: there
+  /// the iterates no longer converge, as near singular configurations of the loops
+  /// (formulations/srm.hpp). On the bundled models it stays above 0.049 in regular motion.
+  double srm_min_stiffness = 0.02;
 };
 
 /// Something a formulation reports during a run (a singular configuration entered or left).
@@ -72,6 +90,10 @@ class Formulation {
   const Model& model() const { return model_; }
   /// u̇ (nv) at (t, q, u). Throws std::runtime_error with the time on a physics failure.
   virtual void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) = 0;
+  /// u̇ of the joint state of the method's state x (to_joint) and the multipliers there: what a
+  /// trajectory's output rows report. The default is accelerations() at to_joint(x); a method
+  /// whose multipliers depend on more than the joint state (srm's iterates) overrides it.
+  virtual void joint_accelerations(double t, const VecX& x, Eigen::Ref<VecX> udot);
   /// Loop-closure multipliers of the last call (empty for methods without them).
   virtual const VecX& multipliers() const { return no_multipliers_; }
   /// Methods that hold the loops closed by position and velocity analysis (gcp, nullspace: paper
@@ -88,6 +110,10 @@ class Formulation {
   /// (change_points.hpp), and what to use instead; empty when it can. The Simulator refuses to
   /// start a run that can reach one with it.
   virtual std::string change_point_refusal() const { return {}; }
+  /// Called by the Simulator before a run from (q0, u0) with its integrator. A method whose
+  /// parameters depend on the step (srm: ε ~ h) sets them here, and throws std::invalid_argument
+  /// naming the setting when it cannot run with that integrator. The default accepts every one.
+  virtual void start(const IntegratorSettings& /*integrator*/, const VecX& /*q0*/, const VecX& /*u0*/) {}
   /// Receives events (the default sink drops them).
   void set_event_sink(std::function<void(const FormulationEvent&)> sink) { sink_ = std::move(sink); }
 
@@ -143,6 +169,8 @@ struct MethodInfo {
   std::string (*out_of_scope)(const Model& model, const VecX& q) = nullptr;
   /// nullptr while the method is planned.
   std::unique_ptr<Formulation> (*make)(const Model& model, const FormulationSettings& settings) = nullptr;
+  /// Runs with fixed-step integrators only (rk2, rk4) and refuses dopri5 (Formulation::start).
+  bool fixed_step = false;
 
   bool implemented() const { return make != nullptr; }
   std::string scope_problem(const Model& model, const VecX& q) const {

@@ -1,0 +1,262 @@
+#include "loopdyn/formulations/srm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "loopdyn/loop_structure.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+void check_setting(bool ok, const char* what, double value) {
+  if (ok) return;
+  std::ostringstream s;
+  s << "srm: " << what << ", got " << value;
+  throw std::invalid_argument(s.str());
+}
+
+// Largest h·a/ε on the negative real axis for which the method is stable (the real stability
+// interval of Heun's RK2 is [−2, 0], of classical RK4 about [−2.785, 0]).
+double real_stability_limit(IntegratorKind kind) { return kind == IntegratorKind::rk2 ? 2.0 : 2.785; }
+
+}  // namespace
+
+Srm::Srm(const Model& model, const FormulationSettings& settings)
+    : Formulation(model), cons_(model.loops().constraints), iterations_(settings.srm_iterations),
+      epsilon_setting_(settings.srm_epsilon), alpha_(settings.srm_alpha),
+      min_stiffness_(settings.srm_min_stiffness), on_singular_(settings.on_singular),
+      aba_(model), data_(model),
+      forces_(model), phi_(cons_.rows()), phidot_(cons_.rows()), lambda0_(VecX::Zero(cons_.rows())),
+      lambda_(VecX::Zero(cons_.rows())), loop_wrench_(6, model.loop_joints.size()), fext_(6, model.nbodies),
+      tau_(model.nv), qs_(model.nq), us_(model.nv), udot_(model.nv), correction_(cons_.rows()),
+      cg_b_(cons_.rows()),
+      cg_r_(cons_.rows()), cg_p_(cons_.rows()), cg_Ap_(cons_.rows()) {
+  check_setting(iterations_ >= 1, "the number of iterations (--srm-iterations) must be at least 1", iterations_);
+  if (epsilon_setting_)
+    check_setting(std::isfinite(*epsilon_setting_) && *epsilon_setting_ > 0.0,
+                  "ε (--srm-epsilon, s/kg) must be finite and > 0", *epsilon_setting_);
+  check_setting(std::isfinite(alpha_) && alpha_ >= 0.0, "α (--srm-alpha, 1/s) must be finite and >= 0", alpha_);
+  check_setting(std::isfinite(min_stiffness_) && min_stiffness_ >= 0.0,
+                "the smallest relative stiffness (--srm-min-stiffness) must be finite and >= 0", min_stiffness_);
+}
+
+void Srm::start(const IntegratorSettings& integrator, const VecX& q0, const VecX& u0) {
+  if (integrator.kind == IntegratorKind::dopri5)
+    throw std::invalid_argument(
+        "srm needs a fixed-step explicit integrator (--integrator rk2 or rk4), not dopri5: its regularization "
+        "ε is tied to the step (ε ~ h, paper 003 §3.3) and its λ_0 to the previous step, and dopri5 chooses its "
+        "own steps");
+  const double h = integrator.dt;
+  check_setting(std::isfinite(h) && h > 0.0, "needs a fixed step (--dt) that is finite and > 0", h);
+  lambda0_.setZero();
+  lambda_.setZero();
+  correction_.setZero();
+  diverging_ = false;
+  if (cons_.rows() == 0) {
+    epsilon_ = epsilon_setting_ ? *epsilon_setting_ : 1.0;
+    return;
+  }
+  // λ_0 of a step is λ_S of the step before: a correction ε⁻¹(G u + αΦ) from each of the S
+  // iterates is carried into the next step, so the rate seen by the explicit step is S a/ε.
+  a_max_ = largest_constraint_eigenvalue(q0);
+  const double a_max = a_max_;
+  const double rate = iterations_ * h * a_max;  // h · S a_max / ε at ε = 1
+  const double limit = rate / real_stability_limit(integrator.kind);
+  epsilon_ = epsilon_setting_ ? *epsilon_setting_ : rate;
+  if (epsilon_ < limit) {
+    std::ostringstream s;
+    s << "srm: ε = " << epsilon_ << " s/kg (--srm-epsilon) is below the explicit stability limit of "
+      << to_string(integrator.kind) << " with h = " << h << " s and " << iterations_
+      << " iterates: h·S·a_max/ε must stay below " << real_stability_limit(integrator.kind) << " (a_max = " << a_max
+      << " kg⁻¹, the largest eigenvalue of G M⁻¹ Gᵀ at the initial configuration). Use ε >= " << limit
+      << ", a smaller --dt, or leave --srm-epsilon unset (ε = h·S·a_max = " << rate << ")";
+    throw std::invalid_argument(s.str());
+  }
+  exact_multipliers(0.0, q0, u0);  // λ_0 of the first step (003 Assumption 3.1: no initial layer)
+  lambda0_ = lambda_;
+}
+
+void Srm::to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const {
+  const int n = state_stride();
+  for (int s = 0; s < iterations_; ++s) {
+    x.segment(s * n, model_.nq) = q;
+    model_.normalize(x.segment(s * n, model_.nq));
+    x.segment(s * n + model_.nq, model_.nv) = u;
+  }
+}
+
+void Srm::to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const {
+  const int last = (iterations_ - 1) * state_stride();
+  q = x.segment(last, model_.nq);
+  u = x.segment(last + model_.nq, model_.nv);
+}
+
+void Srm::correct(const VecX& u) {
+  constraint_position(model_, cons_, aba_.kin, data_, phi_);
+  constraint_velocity(model_, cons_, aba_.kin, data_, u, phidot_);
+  correction_ = (phidot_ + alpha_ * phi_) / epsilon_;
+  lambda_ += correction_;  // 003 eq 3.12d
+}
+
+void Srm::solve(double t, const VecX& q, const VecX& u, const VecX& lambda, Bias bias, Eigen::Ref<VecX> udot) {
+  if (bias == Bias::yes) {
+    evaluate_forces(model_, aba_.kin, t, q, u, forces_);
+    fext_ = forces_.f_body;
+    tau_ = forces_.applied.tau;
+  } else {
+    fext_.setZero();
+    tau_.setZero();
+  }
+  constraint_forces(model_, cons_, aba_.kin, data_, lambda, loop_wrench_, fext_, &tau_);  // −Gᵀλ
+  aba_solve(model_, aba_, tau_, &fext_, bias, udot);
+}
+
+void Srm::derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) {
+  const int n = state_stride();
+  lambda_ = lambda0_;
+  for (int s = 0; s < iterations_; ++s) {
+    qs_ = x.segment(s * n, model_.nq);
+    us_ = x.segment(s * n + model_.nq, model_.nv);
+    aba_factor(model_, aba_, qs_);
+    aba_velocity(model_, aba_, qs_, us_);
+    correct(us_);  // λ_s from λ_{s−1} at iterate s's own stage state
+    solve(t, qs_, us_, lambda_, Bias::yes, udot_);
+    model_.qdot(qs_, us_, dx.segment(s * n, model_.nq));
+    dx.segment(s * n + model_.nq, model_.nv) = udot_;
+  }
+}
+
+void Srm::accept(double t, Eigen::Ref<VecX> x) {
+  // λ_0 of the next step: the chain of corrections at the accepted iterates. It needs their
+  // positions and velocities only, no articulated-body solve.
+  const int n = state_stride();
+  lambda_ = lambda0_;
+  for (int s = 0; s < iterations_; ++s) {
+    model_.normalize(x.segment(s * n, model_.nq));
+    qs_ = x.segment(s * n, model_.nq);
+    us_ = x.segment(s * n + model_.nq, model_.nv);
+    update_positions(model_, aba_.kin, qs_);
+    update_velocities(model_, aba_.kin, qs_, us_);
+    correct(us_);
+  }
+  lambda0_ = lambda_;
+  check_convergence(t);
+  // Every iterate starts the next step from the last one's state (003 applies the iteration at
+  // each time step): iterates kept apart over many steps let slow modes of their differences grow
+  // (measured on fivebar_malczyk over 20 s: drift 1.6e-4 and energy −4.8e-3 J without the restart,
+  // 3.3e-7 and 4.3e-5 J with it, as for S = 1).
+  for (int s = 0; s + 1 < iterations_; ++s) x.segment(s * n, n) = x.segment((iterations_ - 1) * n, n);
+}
+
+void Srm::check_convergence(double t) {
+  // The corrections ε⁻¹(G u + αΦ) the iterates still make point along the constraint directions
+  // they cannot close. Along an eigenvector of G M⁻¹ Gᵀ with eigenvalue a an iterate reduces the
+  // multiplier error by a factor about ε/(a T), T the time scale of the motion (003 Thm 3.1): the
+  // iteration converges where a is comparable with a_max and not near a singular configuration,
+  // where a → 0. The Rayleigh quotient of the last correction, relative to a_max, measures it.
+  if (cons_.rows() == 0) return;
+  const double norm = correction_.squaredNorm();
+  if (!(norm > 0.0)) return;
+  aba_factor(model_, aba_, qs_);  // the last iterate's configuration (accept's last one)
+  constraint_position(model_, cons_, aba_.kin, data_, phi_);
+  constraint_operator(qs_, correction_, phidot_);
+  const double ratio = correction_.dot(phidot_) / (norm * a_max_);
+  const bool diverging = ratio < min_stiffness_;
+  if (diverging == diverging_) return;
+  diverging_ = diverging;
+  std::ostringstream s;
+  if (!diverging) {
+    s << "srm: the iterates converge again (stiffness of the corrected direction " << ratio << " of a_max)";
+    report(t, s.str());
+    return;
+  }
+  s << "srm: the iterates do not converge at t = " << t << ": the constraint direction they still correct has a "
+    << "stiffness of " << ratio << " times a_max (the largest eigenvalue of G M⁻¹ Gᵀ at the start), below "
+    << "--srm-min-stiffness " << min_stiffness_ << ". The loops are near a singular configuration ("
+    << dominant_loops(model_, cons_, correction_.cwiseAbs())
+    << " dominate), where the regularization cannot build the constraint forces: the motion leaves the constraints "
+       "and gains or loses energy";
+  if (on_singular_ == FormulationSettings::OnSingular::proceed) {
+    report(t, s.str() + "; going on (--on-singular continue)");
+    return;
+  }
+  throw std::runtime_error(s.str() + ". Use a method that solves for the multipliers (embedding, nullspace, gcp), "
+                                     "or --on-singular continue to go on at your own risk");
+}
+
+void Srm::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {
+  exact_multipliers(t, q, u);
+  aba_velocity(model_, aba_, q, u);  // exact_multipliers overwrote the velocities
+  solve(t, q, u, lambda_, Bias::yes, udot);
+}
+
+void Srm::joint_accelerations(double t, const VecX& x, Eigen::Ref<VecX> udot) {
+  // At an accepted state the iterates coincide and λ_S there is λ_0 of the next step (accept).
+  to_joint(x, qs_, us_);
+  aba_factor(model_, aba_, qs_);
+  aba_velocity(model_, aba_, qs_, us_);
+  constraint_position(model_, cons_, aba_.kin, data_, phi_);  // the frames, for the loop forces
+  lambda_ = lambda0_;
+  solve(t, qs_, us_, lambda_, Bias::yes, udot);
+}
+
+void Srm::constraint_operator(const VecX& q, const VecX& x, VecX& out) {
+  solve(0.0, q, us_, x, Bias::no, udot_);  // −M⁻¹ Gᵀ x
+  update_velocities(model_, aba_.kin, q, udot_);
+  constraint_velocity(model_, cons_, aba_.kin, data_, udot_, out);  // −G M⁻¹ Gᵀ x
+  out = -out;
+}
+
+double Srm::largest_constraint_eigenvalue(const VecX& q) {
+  const int m = cons_.rows();
+  if (m == 0) return 0.0;
+  aba_factor(model_, aba_, q);
+  constraint_position(model_, cons_, aba_.kin, data_, phi_);  // frames at q
+  VecX x(m), y(m);
+  for (int r = 0; r < m; ++r) x(r) = 1.0 + 0.5 * std::sin(1.0 + r);  // not orthogonal to any mode
+  x.normalize();
+  double a = 0.0;
+  // Power iteration: 200 products of O(n + m) each; the estimate only bounds ε, so a few percent
+  // (a slow gap between the two largest eigenvalues) do not matter.
+  for (int k = 0; k < 200; ++k) {
+    constraint_operator(q, x, y);
+    a = x.dot(y);
+    const double norm = y.norm();
+    if (!(norm > 0.0)) break;
+    x = y / norm;
+  }
+  return a;
+}
+
+void Srm::exact_multipliers(double t, const VecX& q, const VecX& u) {
+  aba_factor(model_, aba_, q);
+  aba_velocity(model_, aba_, q, u);
+  constraint_bias(model_, cons_, aba_.kin, data_, phi_);  // γ
+  lambda_.setZero();
+  solve(t, q, u, lambda_, Bias::yes, udot_);  // the tree's accelerations without the loops
+  update_velocities(model_, aba_.kin, q, udot_);
+  constraint_velocity(model_, cons_, aba_.kin, data_, udot_, cg_b_);
+  cg_b_ -= phi_;  // G M⁻¹ Gᵀ λ = G u̇_tree − γ
+  // Conjugate gradients on the symmetric positive semi-definite G M⁻¹ Gᵀ, from λ = 0. Rows that are
+  // redundant at q make it singular; b is then in its range, and the iterates stay in it.
+  cg_r_ = cg_b_;
+  cg_p_ = cg_r_;
+  double rr = cg_r_.squaredNorm();
+  const double stop = 1e-26 * cg_b_.squaredNorm();
+  for (int k = 0; k < 10 * cons_.rows() + 100 && rr > stop; ++k) {
+    constraint_operator(q, cg_p_, cg_Ap_);
+    const double pAp = cg_p_.dot(cg_Ap_);
+    if (!(pAp > 0.0)) break;
+    const double step = rr / pAp;
+    lambda_ += step * cg_p_;
+    cg_r_ -= step * cg_Ap_;
+    const double rr_next = cg_r_.squaredNorm();
+    cg_p_ = cg_r_ + (rr_next / rr) * cg_p_;
+    rr = rr_next;
+  }
+}
+
+}  // namespace loopdyn
