@@ -118,9 +118,11 @@ std::string methods_markdown() {
   return s;
 }
 
-MethodChoice default_method(const Model& model) { return default_method(model, model.q0); }
+MethodChoice default_method(const Model& model, IntegratorKind integrator) {
+  return default_method(model, model.q0, integrator);
+}
 
-MethodChoice default_method(const Model& model, const VecX& q) {
+MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind integrator) {
   if (!model.has_loops()) return {"tree", "no loop-closing joints or couplings: the articulated-body algorithm"};
   const int largest = model.loops().aggregation.largest_nv();
   std::string size = "the largest aggregated body has ";
@@ -136,7 +138,14 @@ MethodChoice default_method(const Model& model, const VecX& q) {
   if (method_info("rcr").scope_problem(model, q).empty())
     return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
                           "reduction stays linear in its size"};
-  return {"lagrange-dense", size + ": embedding's local solves would cost as much as the dense one"};
+  if (integrator != IntegratorKind::dopri5 && largest >= kSrmAggregatedBody)
+    return {"srm", size + " (>= " + std::to_string(kSrmAggregatedBody) +
+                       "), its loops do not close one at a time, and the step is fixed: sequential "
+                       "regularization is the linear method, where the dense one is cubic in that size"};
+  return {"lagrange-dense", size + ": embedding's local solves would cost as much as the dense one" +
+                                (integrator == IntegratorKind::dopri5 && largest >= kSrmAggregatedBody
+                                     ? std::string(", and dopri5's tolerances rule out srm's fixed-step regularization")
+                                     : std::string())};
 }
 
 std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model& model,

@@ -55,26 +55,33 @@ TEST(Srm, RefusesDopri5AndAStepBeyondItsStabilityLimit) {
   EXPECT_NE(message_of([&] { run(c, "srm", s); }).find("needs a fixed-step explicit integrator"), std::string::npos);
   // The default ε sits at half the limit h·S·a_max/2 of rk2; a quarter of it is beyond.
   Srm probe(c.model, {});
-  const double a_max = probe.largest_constraint_eigenvalue(c.q);
+  const double a_max = probe.constraint_spectrum(c.q).largest;
   FormulationSettings fs;
   fs.srm_epsilon = 0.25 * 2 * 1e-3 * a_max;
   const std::string why = message_of([&] { run(c, "srm", rk2(1e-3, 0.01, 0.01), fs); });
   EXPECT_NE(why.find("below the explicit stability limit of rk2"), std::string::npos) << why;
 }
 
-// The largest eigenvalue of G M⁻¹ Gᵀ by power iteration against the dense matrix (CRBA, Cholesky):
-// the estimate bounds ε only, but 200 products converge it far below 1e-6 on these models.
-TEST(Srm, LargestConstraintEigenvalueIsThatOfTheDenseMatrix) {
-  for (const char* file : {"fourbar_anderson", "doubleloop_malczyk", "double_wishbone", "parallel_3rrr"}) {
-    const test::LoopState c = test::file_state(file);
+// The extreme eigenvalues of G M⁻¹ Gᵀ by Lanczos against the dense matrix (CRBA, Cholesky): they
+// set ε and the convergence check's reference, 1e-6 of the largest is ample, and Lanczos settles
+// far below it on these models.
+TEST(Srm, ConstraintSpectrumIsThatOfTheDenseMatrix) {
+  std::vector<test::LoopState> cases;
+  for (const char* file : {"fourbar_anderson", "doubleloop_malczyk", "double_wishbone", "parallel_3rrr"})
+    cases.push_back(test::file_state(file));
+  const Model net = Model::build(square_net_mechanism(6, 6, 0.5));
+  cases.push_back({"square net 6 x 6", net, net.q0, net.u0});
+  for (const test::LoopState& c : cases) {
     const auto [phi, G, gamma] = test::constraint_values(c.model, c.q, c.u);
     MatX M(c.model.nv, c.model.nv);
     CrbaData crba_data(c.model);
     crba(c.model, crba_data, c.q, M);
     const MatX A = G * M.llt().solve(G.transpose());
-    const double dense = Eigen::SelfAdjointEigenSolver<MatX>(A).eigenvalues().maxCoeff();
+    const VecX dense = Eigen::SelfAdjointEigenSolver<MatX>(A).eigenvalues();
     Srm srm(c.model, {});
-    EXPECT_NEAR(srm.largest_constraint_eigenvalue(c.q), dense, 1e-6 * dense) << file;
+    const Srm::Spectrum spectrum = srm.constraint_spectrum(c.q);
+    EXPECT_NEAR(spectrum.largest, dense.maxCoeff(), 1e-6 * dense.maxCoeff()) << c.name;
+    EXPECT_NEAR(spectrum.smallest, dense.minCoeff(), 1e-6 * dense.maxCoeff()) << c.name;
   }
 }
 
@@ -107,10 +114,10 @@ std::vector<TimedCase> regular_cases() {
   return cases;
 }
 
-// The regularization error alone, srm against lagrange-dense with the same rk2 and step, falls at
-// least like h² (measured from h = 1e-3 to 5e-4: 4.3x to 12x, the chain and net 7.7x and 7.9x):
-// 3.5x leaves room for the pre-asymptotic models. At h = 5e-4 it stays within 1e-3 rad (measured
-// 7.8e-4 on the fast four-bar of paper 000, 1e-8 to 3e-4 on the others), below rk2's own error.
+// The regularization error alone, srm against lagrange-dense with the same rk2 and step, falls
+// like h² (measured from h = 1e-3 to 5e-4: 3.8x to 4.3x on the models, 4.0x on the chain and
+// net); 3.5x leaves room for round-off on the slowest. At h = 5e-4 it stays within 2e-3 rad
+// (measured 7.9e-4 on the fast four-bar of paper 000, 1.6e-8 to 5e-4 on the others).
 TEST(Srm, RegularizationErrorFallsAtLeastLikeHSquared) {
   for (const TimedCase& c : regular_cases()) {
     double previous = 0.0;
@@ -120,7 +127,7 @@ TEST(Srm, RegularizationErrorFallsAtLeastLikeHSquared) {
       const double error = (last_positions(c.state, run(c.state, "srm", s)) - exact).cwiseAbs().maxCoeff();
       if (previous > 0.0) {
         EXPECT_GT(previous / error, 3.5) << c.state.name;
-        EXPECT_LT(error, 1e-3) << c.state.name;
+        EXPECT_LT(error, 2e-3) << c.state.name;
       }
       previous = error;
     }

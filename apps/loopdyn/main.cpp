@@ -12,6 +12,7 @@
 
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/srm.hpp"
 #include "loopdyn/generators.hpp"
 #include "loopdyn/iftomm.hpp"
 #include "loopdyn/io/csv.hpp"
@@ -115,7 +116,9 @@ int simulate(const SimulateOptions& o) {
   const Model model = Model::build(load_mechanism(o.model));
   VecX q0, u0;
   const std::string initial = initial_state(model, o.no_assemble, q0, u0);
-  const std::string method = o.method != "auto" ? o.method : default_method(model, q0).method;
+  const auto kind = parse_integrator(o.integrator);
+  if (!kind) throw std::invalid_argument("unknown integrator '" + o.integrator + "' (known: rk2, rk4, dopri5)");
+  const std::string method = o.method != "auto" ? o.method : default_method(model, q0, *kind).method;
   FormulationSettings fs = o.formulation;
   fs.on_singular =
       o.on_singular == "continue" ? FormulationSettings::OnSingular::proceed : FormulationSettings::OnSingular::stop;
@@ -124,8 +127,6 @@ int simulate(const SimulateOptions& o) {
     std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, e.message.c_str());
   });
   SimulationSettings settings;
-  const auto kind = parse_integrator(o.integrator);
-  if (!kind) throw std::invalid_argument("unknown integrator '" + o.integrator + "' (known: rk2, rk4, dopri5)");
   settings.integrator.kind = *kind;
   settings.integrator.dt = o.dt;
   settings.integrator.rtol = o.rtol;
@@ -146,6 +147,9 @@ int simulate(const SimulateOptions& o) {
               model.nbodies, model.nq, model.nv, model.loop_joints.size());
   std::fputs(initial.c_str(), stdout);
   std::printf("method      %s, integrator %s\n", method.c_str(), o.integrator.c_str());
+  if (const auto* srm = dynamic_cast<const Srm*>(formulation.get()))
+    std::printf("srm         %d iterates, ε = %.6g s/kg (a_max = %.6g 1/kg), α = %.6g 1/s\n", srm->iterations(),
+                srm->epsilon(), srm->a_max(), srm->alpha());
   std::printf("simulated   %g s in %.3f s wall: %ld steps (%ld rejected), %ld evaluations\n", o.t_end, wall,
               traj.stats.steps_accepted, traj.stats.steps_rejected, traj.stats.rhs_evaluations);
   std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
@@ -192,7 +196,9 @@ nlohmann::json describe(const Model& model) {
                           {"parent", body_label(node.parent_body)}, {"joint_speeds", node.nv},
                           {"independent_speeds", independent[n]}});
   }
-  const MethodChoice choice = default_method(model);
+  // For the CLI's default integrator (rk4), and for dopri5 when it differs.
+  const MethodChoice choice = default_method(model, IntegratorKind::rk4);
+  const MethodChoice adaptive = default_method(model, IntegratorKind::dopri5);
   json scope = json::object();
   for (const MethodInfo& m : loopdyn::methods())
     if (m.implemented()) {
@@ -213,6 +219,7 @@ nlohmann::json describe(const Model& model) {
           {"dof_rank", rank.dof},
           {"aggregated_bodies", aggregated},
           {"default_method", {{"method", choice.method}, {"reason", choice.reason}}},
+          {"default_method_dopri5", {{"method", adaptive.method}, {"reason", adaptive.reason}}},
           {"methods", scope},
           {"markers", model.markers.size()},
           {"force_elements", model.forces.size()}};
@@ -247,6 +254,9 @@ int info(const std::string& path, bool as_json) {
               << "\n";
   std::cout << "  default method (--method auto): " << d["default_method"]["method"].get<std::string>() << "; "
             << d["default_method"]["reason"].get<std::string>() << "\n";
+  if (d["default_method_dopri5"]["method"] != d["default_method"]["method"])
+    std::cout << "  default method with --integrator dopri5: " << d["default_method_dopri5"]["method"].get<std::string>()
+              << "; " << d["default_method_dopri5"]["reason"].get<std::string>() << "\n";
   for (const auto& [name, m] : d["methods"].items())
     if (!m["covers"].get<bool>()) std::cout << "  method " << name << " does not cover it: " << m["reason"].get<std::string>() << "\n";
   return 0;
@@ -460,7 +470,7 @@ int main(int argc, char** argv) {
   std::string methods;
   for (const MethodInfo& m : loopdyn::methods())
     methods.append(methods.empty() ? "" : ", ").append(m.name).append(m.implemented() ? "" : " (planned)");
-  cmd_sim->add_option("--method", sim.method, "formulation: auto (tree without loops; embedding when every aggregated body has at most 12 joint speeds; else rcr when its scope covers the loops; else lagrange-dense; `loopdyn info` says which), " + methods)
+  cmd_sim->add_option("--method", sim.method, "formulation: auto (tree without loops; embedding when every aggregated body has at most 12 joint speeds; else rcr when its scope covers the loops; else srm with rk2 or rk4 when an aggregated body has at least 64 speeds; else lagrange-dense; `loopdyn info` says which), " + methods)
       ->capture_default_str();
   cmd_sim->add_option("--baumgarte-alpha", sim.formulation.baumgarte_alpha,
                       "Baumgarte damping α in Φ̈ + 2αΦ̇ + β²Φ = 0 (loop formulations)")
@@ -504,9 +514,9 @@ int main(int argc, char** argv) {
   cmd_sim->add_option("--srm-iterations", sim.formulation.srm_iterations, "srm: number S of regularized iterates")
       ->capture_default_str();
   cmd_sim->add_option("--srm-min-stiffness", sim.formulation.srm_min_stiffness,
-                      "srm: smallest stiffness, relative to a_max, of the constraint direction the iterates still "
-                      "correct before --on-singular applies (near a singular configuration it tends to zero and the "
-                      "iterates do not converge)")
+                      "srm: smallest stiffness of the constraint direction the iterates still correct, relative to the "
+                      "smallest eigenvalue of G M⁻¹ Gᵀ at the start, before --on-singular applies (near a singular "
+                      "configuration it tends to zero and the iterates do not converge)")
       ->capture_default_str();
   cmd_sim->add_flag("--reactions", sim.reactions,
                     "write reaction.<joint>.fx,fy,fz,tx,ty,tz columns (force and moment of the parent side on the "

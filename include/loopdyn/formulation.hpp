@@ -67,10 +67,10 @@ struct FormulationSettings {
   double srm_alpha = 20.0;
   int srm_iterations = 2;
   /// srm stops (on_singular = stop) or reports when the constraint direction its iterates still
-  /// correct has a stiffness (Rayleigh quotient of G M⁻¹ Gᵀ) below this fraction of a_max: there
-  /// the iterates no longer converge, as near singular configurations of the loops
-  /// (formulations/srm.hpp). On the bundled models it stays above 0.049 in regular motion.
-  double srm_min_stiffness = 0.02;
+  /// correct has a stiffness (Rayleigh quotient of G M⁻¹ Gᵀ) below this fraction of the smallest
+  /// eigenvalue of G M⁻¹ Gᵀ at the start: the loops have come that much nearer a singular
+  /// configuration, where the iterates no longer converge (formulations/srm.hpp). 0 disables it.
+  double srm_min_stiffness = 0.1;
 };
 
 /// Something a formulation reports during a run (a singular configuration entered or left).
@@ -196,6 +196,11 @@ std::string methods_markdown();
 ///  * `rcr` when an aggregated body is larger but its scope (Rcr::out_of_scope: loops coupled
 ///    only through a common base, each closable on its own at configuration q) covers the
 ///    mechanism: it stays linear in the size of the aggregated body (the spatial ladder of 000 §4.3);
+///  * `srm` when the largest aggregated body has at least kSrmAggregatedBody speeds and the
+///    integrator has a fixed step (rk2, rk4): the only linear method left, whose regularization
+///    error falls like h² at least (docs/methods.md); from that size on a step costs less than
+///    lagrange-dense's (docs/performance.md). Not with dopri5: its tolerances set the accuracy,
+///    which a regularization tied to the step cannot honour;
 ///  * `lagrange-dense` otherwise: one aggregated body then holds a large part of the mechanism,
 ///    and embedding's local analyses cost as much as the dense solve without its simplicity;
 ///  * but `embedding` whenever the motion from (q, the model's u0) can reach a change point of the
@@ -209,9 +214,11 @@ struct MethodChoice {
   std::string reason;
 };
 inline constexpr int kSmallAggregatedBody = 12;
-MethodChoice default_method(const Model& model, const VecX& q);
+inline constexpr int kSrmAggregatedBody = 64;
+/// integrator: the run's (dopri5, the default, stands for accuracy set by tolerances).
+MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind integrator = IntegratorKind::dopri5);
 /// default_method at the model's initial configuration.
-MethodChoice default_method(const Model& model);
+MethodChoice default_method(const Model& model, IntegratorKind integrator = IntegratorKind::dopri5);
 
 /// Creates the formulation `name` for `model`. Throws ModelError when the name is unknown, the
 /// method is not implemented yet, or it is out of scope for the model (e.g. `tree` with loops).

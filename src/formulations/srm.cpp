@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+
+#include <Eigen/Eigenvalues>
 #include <sstream>
 #include <stdexcept>
 
@@ -54,14 +56,16 @@ void Srm::start(const IntegratorSettings& integrator, const VecX& q0, const VecX
   lambda0_.setZero();
   lambda_.setZero();
   correction_.setZero();
-  diverging_ = false;
+  reported_ = false;
   if (cons_.rows() == 0) {
     epsilon_ = epsilon_setting_ ? *epsilon_setting_ : 1.0;
     return;
   }
   // λ_0 of a step is λ_S of the step before: a correction ε⁻¹(G u + αΦ) from each of the S
   // iterates is carried into the next step, so the rate seen by the explicit step is S a/ε.
-  a_max_ = largest_constraint_eigenvalue(q0);
+  const Spectrum spectrum = constraint_spectrum(q0);
+  a_max_ = spectrum.largest;
+  a_min_ = spectrum.smallest;
   const double a_max = a_max_;
   const double rate = iterations_ * h * a_max;  // h · S a_max / ε at ε = 1
   const double limit = rate / real_stability_limit(integrator.kind);
@@ -155,32 +159,29 @@ void Srm::check_convergence(double t) {
   // The corrections ε⁻¹(G u + αΦ) the iterates still make point along the constraint directions
   // they cannot close. Along an eigenvector of G M⁻¹ Gᵀ with eigenvalue a an iterate reduces the
   // multiplier error by a factor about ε/(a T), T the time scale of the motion (003 Thm 3.1): the
-  // iteration converges where a is comparable with a_max and not near a singular configuration,
-  // where a → 0. The Rayleigh quotient of the last correction, relative to a_max, measures it.
-  if (cons_.rows() == 0) return;
+  // iteration converges where a is not small, and stops converging near a singular configuration,
+  // where a → 0. The Rayleigh quotient of the last correction is at least the smallest eigenvalue
+  // now: below a fraction of the smallest one at the start, the mechanism has come that much
+  // nearer a singular configuration. (Against a_max the measure would depend on the size: the
+  // spectrum spreads with it, and large nets would stop in regular motion.)
+  if (cons_.rows() == 0 || reported_) return;
   const double norm = correction_.squaredNorm();
   if (!(norm > 0.0)) return;
   aba_factor(model_, aba_, qs_);  // the last iterate's configuration (accept's last one)
   constraint_position(model_, cons_, aba_.kin, data_, phi_);
   constraint_operator(qs_, correction_, phidot_);
-  const double ratio = correction_.dot(phidot_) / (norm * a_max_);
-  const bool diverging = ratio < min_stiffness_;
-  if (diverging == diverging_) return;
-  diverging_ = diverging;
+  const double stiffness = correction_.dot(phidot_) / norm;
+  if (stiffness >= min_stiffness_ * a_min_) return;
   std::ostringstream s;
-  if (!diverging) {
-    s << "srm: the iterates converge again (stiffness of the corrected direction " << ratio << " of a_max)";
-    report(t, s.str());
-    return;
-  }
   s << "srm: the iterates do not converge at t = " << t << ": the constraint direction they still correct has a "
-    << "stiffness of " << ratio << " times a_max (the largest eigenvalue of G M⁻¹ Gᵀ at the start), below "
-    << "--srm-min-stiffness " << min_stiffness_ << ". The loops are near a singular configuration ("
+    << "stiffness of " << stiffness << " kg⁻¹, below --srm-min-stiffness " << min_stiffness_
+    << " times the smallest eigenvalue of G M⁻¹ Gᵀ at the start (" << a_min_    << " kg⁻¹). The loops are near a singular configuration ("
     << dominant_loops(model_, cons_, correction_.cwiseAbs())
     << " dominate), where the regularization cannot build the constraint forces: the motion leaves the constraints "
        "and gains or loses energy";
   if (on_singular_ == FormulationSettings::OnSingular::proceed) {
-    report(t, s.str() + "; going on (--on-singular continue)");
+    report(t, s.str() + "; going on (--on-singular continue; later ones are not reported)");
+    reported_ = true;
     return;
   }
   throw std::runtime_error(s.str() + ". Use a method that solves for the multipliers (embedding, nullspace, gcp), "
@@ -210,25 +211,46 @@ void Srm::constraint_operator(const VecX& q, const VecX& x, VecX& out) {
   out = -out;
 }
 
-double Srm::largest_constraint_eigenvalue(const VecX& q) {
+Srm::Spectrum Srm::constraint_spectrum(const VecX& q) {
   const int m = cons_.rows();
-  if (m == 0) return 0.0;
+  Spectrum out;
+  if (m == 0) return out;
   aba_factor(model_, aba_, q);
   constraint_position(model_, cons_, aba_.kin, data_, phi_);  // frames at q
-  VecX x(m), y(m);
-  for (int r = 0; r < m; ++r) x(r) = 1.0 + 0.5 * std::sin(1.0 + r);  // not orthogonal to any mode
-  x.normalize();
-  double a = 0.0;
-  // Power iteration: 200 products of O(n + m) each; the estimate only bounds ε, so a few percent
-  // (a slow gap between the two largest eigenvalues) do not matter.
-  for (int k = 0; k < 200; ++k) {
-    constraint_operator(q, x, y);
-    a = x.dot(y);
-    const double norm = y.norm();
-    if (!(norm > 0.0)) break;
-    x = y / norm;
+  // Lanczos on G M⁻¹ Gᵀ from a start vector with a component along every eigenvector (almost
+  // surely), stopped when both extreme Ritz values have settled; they bound ε and the convergence
+  // check, so 1e-6 relative is ample. Without reorthogonalization copies of converged Ritz values
+  // may appear, which leaves the extremes unchanged.
+  VecX v(m), previous = VecX::Zero(m), w(m);
+  for (int r = 0; r < m; ++r) v(r) = 1.0 + 0.5 * std::sin(1.0 + 3.0 * r);
+  v.normalize();
+  std::vector<double> diagonal, offdiagonal;
+  double beta = 0.0;
+  const int most = std::min(m, 600);
+  for (int k = 0; k < most; ++k) {
+    constraint_operator(q, v, w);
+    const double alpha = v.dot(w);
+    w -= alpha * v + beta * previous;
+    diagonal.push_back(alpha);
+    beta = w.norm();
+    const bool exhausted = !(beta > 1e-12 * std::abs(diagonal.front()));
+    if ((k + 1) % 10 == 0 || exhausted || k + 1 == most) {
+      Eigen::SelfAdjointEigenSolver<MatX> ritz;
+      ritz.computeFromTridiagonal(Eigen::Map<VecX>(diagonal.data(), k + 1),
+                                  Eigen::Map<VecX>(offdiagonal.data(), k), Eigen::EigenvaluesOnly);
+      const Spectrum next{ritz.eigenvalues()(0), ritz.eigenvalues()(k)};
+      const bool settled = std::abs(next.largest - out.largest) <= 1e-6 * next.largest &&
+                           std::abs(next.smallest - out.smallest) <= 1e-6 * next.largest;
+      out = next;
+      if (settled) break;
+    }
+    if (exhausted) break;
+    offdiagonal.push_back(beta);
+    previous = v;
+    v = w / beta;
   }
-  return a;
+  out.smallest = std::max(out.smallest, 0.0);
+  return out;
 }
 
 void Srm::exact_multipliers(double t, const VecX& q, const VecX& u) {

@@ -16,7 +16,7 @@
 // S × O(n) + O(m) however the loops are coupled, and allocates nothing.
 //
 // The regularized equations are stiff with rate a/ε, a up to a_max = the largest eigenvalue of
-// G M⁻¹ Gᵀ. Each step carries S corrections ε⁻¹(G u + αΦ) into the next one through λ_0, so the
+// G M⁻¹ Gᵀ (estimated at q0 by Lanczos). Each step carries S corrections ε⁻¹(G u + αΦ) into the next one through λ_0, so the
 // explicit step sees rates up to S a_max/ε and is stable for h S a_max/ε up to 2 (rk2) or 2.78
 // (rk4); measured on the 3-square chain, S = 2 is stable at 2 and unstable at 2.7. start()
 // refuses dopri5 (its steps, and so ε ~ h, are not fixed: 003 §3.3 ties h ≤ γ ε) and an ε below
@@ -27,9 +27,10 @@
 // scale of the motion; 003 Thm 3.1): the iterates stop converging, the regularization there acts
 // as a spring and damper, and the motion leaves the constraints and gains or loses energy (the
 // square chain of 003 Ex 4.1 at its flat squares). After every step the Rayleigh quotient of the
-// last correction λ_S − λ_{S−1} (one more articulated-body solve) is compared with a_max; below
-// FormulationSettings::srm_min_stiffness the run stops naming the loops that dominate the
-// correction, or reports and goes on with on_singular = proceed.
+// last correction λ_S − λ_{S−1} (one more articulated-body solve), at least the smallest
+// eigenvalue now, is compared with the smallest eigenvalue at the start; below
+// FormulationSettings::srm_min_stiffness times that, the run stops naming the loops that dominate
+// the correction, or reports the first time and goes on with on_singular = proceed.
 //
 // The regularization has no u̇ at a joint state alone (its multipliers live in the iterates), so
 // accelerations(t, q, u) returns the limit of the iterates there: the exact multipliers, by
@@ -72,9 +73,14 @@ class Srm final : public Formulation {
   /// ε of the run (after start()) and α.
   double epsilon() const { return epsilon_; }
   double alpha() const { return alpha_; }
-  /// Largest eigenvalue of G M⁻¹ Gᵀ at q, by power iteration with articulated-body solves
-  /// (the bound of ε: see the file comment).
-  double largest_constraint_eigenvalue(const VecX& q);
+  double a_max() const { return a_max_; }
+  /// Smallest and largest eigenvalues of G M⁻¹ Gᵀ at q, by Lanczos with articulated-body
+  /// solves: the largest bounds ε, the smallest is the convergence check's reference (see the
+  /// file comment).
+  struct Spectrum {
+    double smallest = 0.0, largest = 0.0;
+  };
+  Spectrum constraint_spectrum(const VecX& q);
 
  private:
   int state_stride() const { return model_.nq + model_.nv; }
@@ -99,7 +105,8 @@ class Srm final : public Formulation {
   FormulationSettings::OnSingular on_singular_;
   double epsilon_ = 0.0;  ///< of the run (start())
   double a_max_ = 0.0;    ///< largest eigenvalue of G M⁻¹ Gᵀ at the start
-  bool diverging_ = false;
+  double a_min_ = 0.0;    ///< smallest one
+  bool reported_ = false;  ///< the iterates' first failure to converge, with on_singular = proceed
   AbaData aba_;
   ConstraintData data_;
   ForceData forces_;
