@@ -10,15 +10,20 @@
 # 2), each with REPETITIONS repetitions of at least 0.05 s (default 5, as bench/run_loops.sh), so that
 # slow drifts of the machine's load hit both sides alike; a benchmark's time is the smallest of its
 # medians over the rounds. Python 3 standard library only. Leaves the JSON files in build-compare/.
+# A program a revision does not have (not in its bench/CMakeLists.txt) is not built or run there,
+# and its benchmarks are compared only where both sides have them. PROGRAMS (space-separated)
+# chooses the programs; bench_square_nets adds about 3 minutes per run to build its two largest
+# models (bench/run_square_nets.sh).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 before="${1:?usage: bench/compare_revisions.sh BEFORE [AFTER]}"
 after="${2:-HEAD}"
 rounds="${ROUNDS:-2}"
 repetitions="${REPETITIONS:-5}"
-programs=(bench_tree bench_loops bench_spatial_ladder)
+read -r -a programs <<< "${PROGRAMS:-bench_tree bench_loops bench_spatial_ladder bench_square_nets}"
 work="$root/build-compare"
 mkdir -p "$work"
+rm -f "$work"/*.before.*.json "$work"/*.after.*.json  # results of an earlier comparison
 
 for side in before after; do
   rev="${!side}"
@@ -27,13 +32,18 @@ for side in before after; do
   git -C "$root" worktree add --detach "$tree" "$rev" > /dev/null
   cmake -S "$tree" -B "$tree/build" -DCMAKE_BUILD_TYPE=Release -DLOOPDYN_TESTS=OFF -DLOOPDYN_BENCH=ON \
     > "$work/$side.configure.log" 2>&1 || { tail -30 "$work/$side.configure.log" >&2; exit 1; }
-  cmake --build "$tree/build" -j "$(nproc)" --target "${programs[@]}" > "$work/$side.build.log" 2>&1 ||
+  targets=()
+  for program in "${programs[@]}"; do
+    if grep -q "add_executable($program " "$tree/bench/CMakeLists.txt"; then targets+=("$program"); fi
+  done
+  cmake --build "$tree/build" -j "$(nproc)" --target "${targets[@]}" > "$work/$side.build.log" 2>&1 ||
     { tail -50 "$work/$side.build.log" >&2; exit 1; }
 done
 
 for round in $(seq "$rounds"); do
   for program in "${programs[@]}"; do
     for side in before after; do
+      [[ -x "$work/$side/build/bench/$program" ]] || continue
       "$work/$side/build/bench/$program" --benchmark_format=json --benchmark_repetitions="$repetitions" \
         --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true \
         --benchmark_out="$work/$program.$side.$round.json" > /dev/null
@@ -59,7 +69,7 @@ for program in programs:
     times = {}
     for side in ("before", "after"):
         runs = [medians(p) for p in sorted(glob.glob(f"{work}/{program}.{side}.*.json"))]
-        times[side] = {name: min(r[name] for r in runs if name in r) for name in runs[0]}
+        times[side] = {name: min(r[name] for r in runs if name in r) for name in (runs[0] if runs else {})}
     for name, t0 in times["before"].items():
         if name not in times["after"]:
             continue

@@ -93,7 +93,8 @@ double position_difference(const Problem& p, const Trajectory& a, const Trajecto
 // Table 4.1 / 4.3: per size, a_max, ε and the regularization error for S = 1, 2, 3 to t_end.
 void iterations_table(const std::vector<Problem>& problems, double t_end) {
   const SimulationSettings s = rk2(1e-3, t_end, 0.05);
-  std::printf("| bars | m | a_max [1/kg] | ε (S = 2) [s/kg] | error S = 1 | S = 2 | S = 3 |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| bars | m | a_max [1/kg] | ε (S = 2) [s/kg] | error S = 1 | S = 2 | S = 3 |\n"
+              "|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Problem& p : problems) {
     const Trajectory exact = run_exact(p, s);
     std::printf("| %d | %d |", p.model.nbodies, p.model.loops().constraints.rows());

@@ -383,6 +383,34 @@ TEST(Cli, GenerateSquareChainWritesPaper003sChain) {
   expect_one_line_error(run("generate square-chain --squares 0"), "--squares must be at least 1, got 0");
 }
 
+// srm from the command line: the ε, a_max and α it ran with; its settings refused with one line;
+// the stop where paper 003's chain flattens its squares; auto's choice for a large net depends on
+// the integrator, and info prints both.
+TEST(Cli, SrmPrintsItsParametersRefusesBadOnesAndStopsAtTheFlatSquares) {
+  const std::filesystem::path chain = scratch("srm_chain.yaml"), net = scratch("srm_net.yaml");
+  ASSERT_EQ(run("generate square-chain --squares 3 --out " + chain.string()).status, 0);
+  ASSERT_EQ(run("generate square-net --rows 6 --cols 6 --out " + net.string()).status, 0);
+  const std::string out = " --out " + scratch("srm.csv").string();
+  const CliResult ok = run("simulate " + chain.string() + " --method srm --integrator rk2 --t-end 0.2" + out);
+  ASSERT_EQ(ok.status, 0) << ok.output;
+  EXPECT_NE(ok.output.find("srm         2 iterates, ε = 0.007995"), std::string::npos) << ok.output;
+  for (const auto& [bad, why] : std::vector<std::pair<std::string, std::string>>{
+           {" --integrator rk2 --srm-epsilon -1", "ε (--srm-epsilon, s/kg) must be finite and > 0, got -1"},
+           {" --integrator rk2 --srm-iterations 0", "must be at least 1, got 0"},
+           {" --integrator rk2 --srm-epsilon 1e-4", "is below the explicit stability limit of rk2"},
+           {" --integrator dopri5", "srm needs a fixed-step explicit integrator"}})
+    expect_one_line_error(run("simulate " + chain.string() + " --method srm --t-end 0.2" + out + bad), why);
+  expect_one_line_error(run("simulate " + chain.string() + " --method srm --integrator rk2 --t-end 1" + out),
+                        "srm: the iterates do not converge at t = 0.4");
+  const CliResult info = run("info " + net.string());
+  EXPECT_NE(info.output.find("default method (--method auto): srm;"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("default method with --integrator dopri5: lagrange-dense;"), std::string::npos)
+      << info.output;
+  const CliResult auto_run = run("simulate " + net.string() + " --t-end 0.01" + out);
+  ASSERT_EQ(auto_run.status, 0) << auto_run.output;
+  EXPECT_NE(auto_run.output.find("method      srm, integrator rk4"), std::string::npos) << auto_run.output;
+}
+
 // `loopdyn generate square-net` (paper 003 Ex 4.2): 2RC + R + C bars, RC loops, R + C degrees of
 // freedom, closed at its tilted start.
 TEST(Cli, GenerateSquareNetWritesPaper003sNet) {

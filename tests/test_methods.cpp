@@ -7,6 +7,7 @@
 
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/formulation.hpp"
+#include "loopdyn/square_nets.hpp"
 #include "loopdyn/formulations/tree.hpp"
 #include "loopdyn/simulator.hpp"
 #include "test_support.hpp"
@@ -86,6 +87,22 @@ TEST(Methods, UnknownAndPlannedMethodsAreNamed) {
     }
   }
   EXPECT_EQ(loop_methods().size(), 7u);  // the seven loop methods implemented today
+}
+
+// auto picks srm for an aggregated body of kSrmAggregatedBody speeds or more that neither embedding
+// nor rcr takes, when the step is fixed; with dopri5 (accuracy by tolerance) lagrange-dense. A
+// smaller one (the 4 x 4 net: 39 speeds) stays with lagrange-dense, whose dense solve is cheap there.
+TEST(Methods, AutoPicksSrmForALargeAggregatedBodyWithAFixedStep) {
+  const Model large = Model::build(square_net_mechanism(6, 6, 0.5)), small = Model::build(square_net_mechanism(4, 4, 0.5));
+  ASSERT_GE(large.loops().aggregation.largest_nv(), kSrmAggregatedBody);
+  ASSERT_LT(small.loops().aggregation.largest_nv(), kSrmAggregatedBody);
+  for (IntegratorKind fixed : {IntegratorKind::rk2, IntegratorKind::rk4})
+    EXPECT_EQ(default_method(large, fixed).method, "srm");
+  const MethodChoice adaptive = default_method(large, IntegratorKind::dopri5);
+  EXPECT_EQ(adaptive.method, "lagrange-dense");
+  EXPECT_NE(adaptive.reason.find("dopri5's tolerances rule out srm"), std::string::npos) << adaptive.reason;
+  EXPECT_EQ(default_method(small, IntegratorKind::rk4).method, "lagrange-dense");
+  EXPECT_EQ(default_method(test::load_model("fourbar_anderson"), IntegratorKind::rk4).method, "embedding");
 }
 
 // README and docs/methods.md carry `loopdyn methods --markdown` verbatim.

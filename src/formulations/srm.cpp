@@ -175,7 +175,8 @@ void Srm::check_convergence(double t) {
   std::ostringstream s;
   s << "srm: the iterates do not converge at t = " << t << ": the constraint direction they still correct has a "
     << "stiffness of " << stiffness << " kg⁻¹, below --srm-min-stiffness " << min_stiffness_
-    << " times the smallest eigenvalue of G M⁻¹ Gᵀ at the start (" << a_min_    << " kg⁻¹). The loops are near a singular configuration ("
+    << " times the smallest eigenvalue of G M⁻¹ Gᵀ at the start (" << a_min_
+    << " kg⁻¹). The loops are near a singular configuration ("
     << dominant_loops(model_, cons_, correction_.cwiseAbs())
     << " dominate), where the regularization cannot build the constraint forces: the motion leaves the constraints "
        "and gains or loses energy";

@@ -16,11 +16,11 @@
 // S × O(n) + O(m) however the loops are coupled, and allocates nothing.
 //
 // The regularized equations are stiff with rate a/ε, a up to a_max = the largest eigenvalue of
-// G M⁻¹ Gᵀ (estimated at q0 by Lanczos). Each step carries S corrections ε⁻¹(G u + αΦ) into the next one through λ_0, so the
-// explicit step sees rates up to S a_max/ε and is stable for h S a_max/ε up to 2 (rk2) or 2.78
-// (rk4); measured on the 3-square chain, S = 2 is stable at 2 and unstable at 2.7. start()
-// refuses dopri5 (its steps, and so ε ~ h, are not fixed: 003 §3.3 ties h ≤ γ ε) and an ε below
-// that limit at q0; the default ε = h S a_max sits at half of it.
+// G M⁻¹ Gᵀ (estimated at q0 by Lanczos). Each step carries S corrections ε⁻¹(G u + αΦ) into the
+// next one through λ_0, so the explicit step sees rates up to S a_max/ε and is stable for
+// h S a_max/ε up to 2 (rk2) or 2.78 (rk4). start() refuses dopri5 (its steps, and so ε ~ h, are
+// not fixed: 003 §3.3 ties h ≤ γ ε) and an ε below that limit at q0; the default ε = h S a_max
+// sits at half of it.
 //
 // Near a singular configuration of the loops a direction of G M⁻¹ Gᵀ has an eigenvalue a → 0,
 // along which an iterate reduces the multiplier error by a factor about ε/(a T) only (T the time
