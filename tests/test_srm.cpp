@@ -2,6 +2,7 @@
 // and its order in h, the effect of the iterations, the drift of long runs, the stop where the
 // iterations do not converge, and the reactions from the iterates' multipliers.
 #include "loopdyn/formulations/srm.hpp"
+#include "loopdyn/iftomm.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/simulator.hpp"
@@ -178,6 +179,18 @@ TEST(Srm, StopsWhereItsIterationsCannotConverge) {
   ASSERT_FALSE(events.empty());
   EXPECT_GT(events.front().t, 0.4);
   EXPECT_NE(events.front().message.find("going on"), std::string::npos);
+}
+
+// The IFToMM N-four-bar (A02, N = 2) passes change points, where the loops' rows lose rank: srm
+// refuses it before the first step, like the Lagrange methods; with on_singular = proceed it runs.
+TEST(Srm, RefusesARunThatCanReachAChangePoint) {
+  const Model m = Model::build(nfourbar_mechanism(2));
+  const test::LoopState c{"A02 N = 2", m, m.q0, m.u0};
+  const std::string why = message_of([&] { run(c, "srm", test::fixed_step_settings(1e-3, 0.1, 0.1)); });
+  EXPECT_NE(why.find("srm refuses the run: the motion can reach a change point"), std::string::npos) << why;
+  FormulationSettings fs;
+  fs.on_singular = FormulationSettings::OnSingular::proceed;
+  EXPECT_EQ(run(c, "srm", test::fixed_step_settings(1e-3, 0.1, 0.1), fs).rows.size(), 2u);
 }
 
 // Reactions from the iterates' multipliers (λ_S) against lagrange-dense's with the same rk2 and

@@ -83,6 +83,13 @@ void Srm::start(const IntegratorSettings& integrator, const VecX& q0, const VecX
   lambda0_ = lambda_;
 }
 
+std::string Srm::change_point_refusal() const {
+  if (on_singular_ != FormulationSettings::OnSingular::stop) return {};
+  return "srm cannot cross: there the loops' constraint directions lose their stiffness, its iterates stop "
+         "converging and the regularization leaves the constraints (it would stop there). Use gcp, nullspace, "
+         "rcr or embedding, or --on-singular continue to run it anyway";
+}
+
 void Srm::to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const {
   const int n = state_stride();
   for (int s = 0; s < iterations_; ++s) {

@@ -51,6 +51,9 @@ class Srm final : public Formulation {
   std::string_view name() const override { return "srm"; }
 
   void start(const IntegratorSettings& integrator, const VecX& q0, const VecX& u0) override;
+  /// srm refuses runs that can reach a change point (with on_singular = stop): the constraint
+  /// directions lose their stiffness there, and its iterates stop converging.
+  std::string change_point_refusal() const override;
   /// u̇ and λ with the exact multipliers at (q, u) (conjugate gradients; see the file comment).
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   /// u̇ of iterate S of x under λ_S of the last accepted step (x's own after accept(); the exact
