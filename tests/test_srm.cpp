@@ -47,6 +47,7 @@ TEST(Srm, RefusesBadSettingsNamingThem) {
             std::string::npos);
   EXPECT_NE(refusal([](auto& s) { s.srm_alpha = -2.0; }).find("--srm-alpha"), std::string::npos);
   EXPECT_NE(refusal([](auto& s) { s.srm_min_stiffness = -0.1; }).find("--srm-min-stiffness"), std::string::npos);
+  EXPECT_NE(refusal([](auto& s) { s.srm_max_work = -1.0; }).find("--srm-max-work"), std::string::npos);
 }
 
 TEST(Srm, RefusesDopri5AndAStepBeyondItsStabilityLimit) {
@@ -139,11 +140,15 @@ TEST(Srm, RegularizationErrorFallsAtLeastLikeHSquared) {
 // value over the last 50 s is within twice that over the first 50 s (measured 1.37e-6 against
 // 1.25e-6 on the five-bar, 1.53e-5 against 1.42e-5 on the double loop of paper 004), and below
 // 5e-5. The five-bar's energy moves by less than 1e-3 of its size (measured 2.4e-4; rk2 with an
-// exact method: 2e-9, so this is the regularization's).
+// exact method: 2e-9, so this is the regularization's). The double loop's loop forces do work
+// above srm_max_work after 69 s at this step (the next test): it runs on with on_singular =
+// proceed, the drift being what is measured here.
 TEST(Srm, DriftStaysBoundedOver100Seconds) {
+  FormulationSettings fs;
+  fs.on_singular = FormulationSettings::OnSingular::proceed;
   for (const char* file : {"fivebar_malczyk", "doubleloop_malczyk"}) {
     const test::LoopState c = test::file_state(file);
-    const Trajectory t = run(c, "srm", rk2(1e-3, 100.0, 1.0));
+    const Trajectory t = run(c, "srm", rk2(1e-3, 100.0, 1.0), fs);
     ASSERT_EQ(t.rows.size(), 101u);
     double first = 0.0, last = 0.0;
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
@@ -179,6 +184,18 @@ TEST(Srm, StopsWhereItsIterationsCannotConverge) {
   ASSERT_FALSE(events.empty());
   EXPECT_GT(events.front().t, 0.4);
   EXPECT_NE(events.front().message.find("going on"), std::string::npos);
+}
+
+// The work of the loop forces measures the energy the regularization adds or removes: on the 3RRR
+// manipulator rk2 at h = 1e-3 lets it reach 1 % of the largest kinetic energy at t = 2.0 s, and srm
+// stops there saying so; at h = 2.5e-4 the 10 s run stays below (the work falls with the step).
+TEST(Srm, StopsWhenItsLoopForcesDoWork) {
+  const test::LoopState c = test::file_state("parallel_3rrr");
+  const std::string why = message_of([&] { run(c, "srm", rk2(1e-3, 10.0, 1.0)); });
+  EXPECT_NE(why.find("srm: by t = 2.0"), std::string::npos) << why;
+  EXPECT_NE(why.find("its loop forces have done"), std::string::npos) << why;
+  EXPECT_NE(why.find("above --srm-max-work 0.01"), std::string::npos) << why;
+  EXPECT_EQ(run(c, "srm", rk2(2.5e-4, 10.0, 1.0)).rows.size(), 11u);
 }
 
 // The IFToMM N-four-bar (A02, N = 2) passes change points, where the loops' rows lose rank: srm

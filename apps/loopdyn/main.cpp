@@ -518,6 +518,10 @@ int main(int argc, char** argv) {
                       "smallest eigenvalue of G M⁻¹ Gᵀ at the start, before --on-singular applies (near a singular "
                       "configuration it tends to zero and the iterates do not converge)")
       ->capture_default_str();
+  cmd_sim->add_option("--srm-max-work", sim.formulation.srm_max_work,
+                      "srm: largest work of the loop forces since the start, relative to the largest kinetic energy "
+                      "so far, before --on-singular applies (ideal loop joints do none)")
+      ->capture_default_str();
   cmd_sim->add_flag("--reactions", sim.reactions,
                     "write reaction.<joint>.fx,fy,fz,tx,ty,tz columns (force and moment of the parent side on the "
                     "child, child joint frame)");

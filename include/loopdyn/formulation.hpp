@@ -71,6 +71,11 @@ struct FormulationSettings {
   /// eigenvalue of G M⁻¹ Gᵀ at the start: the loops have come that much nearer a singular
   /// configuration, where the iterates no longer converge (formulations/srm.hpp). 0 disables it.
   double srm_min_stiffness = 0.1;
+  /// srm stops (on_singular = stop) or reports when the work its constraint forces have done since
+  /// the start, ∫ −λᵀ G u dt, exceeds this fraction of the largest kinetic energy so far: ideal
+  /// constraints do no work, so the regularization has stopped holding the loops (near a singular
+  /// configuration, or a step too long for the motion). 0 disables it.
+  double srm_max_work = 0.01;
 };
 
 /// Something a formulation reports during a run (a singular configuration entered or left).

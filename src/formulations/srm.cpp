@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-
-#include <Eigen/Eigenvalues>
 #include <sstream>
 #include <stdexcept>
+
+#include <Eigen/Eigenvalues>
 
 #include "loopdyn/loop_structure.hpp"
 
@@ -29,7 +29,7 @@ double real_stability_limit(IntegratorKind kind) { return kind == IntegratorKind
 Srm::Srm(const Model& model, const FormulationSettings& settings)
     : Formulation(model), cons_(model.loops().constraints), iterations_(settings.srm_iterations),
       epsilon_setting_(settings.srm_epsilon), alpha_(settings.srm_alpha),
-      min_stiffness_(settings.srm_min_stiffness), on_singular_(settings.on_singular),
+      min_stiffness_(settings.srm_min_stiffness), max_work_(settings.srm_max_work), on_singular_(settings.on_singular),
       aba_(model), data_(model),
       forces_(model), phi_(cons_.rows()), phidot_(cons_.rows()), lambda0_(VecX::Zero(cons_.rows())),
       lambda_(VecX::Zero(cons_.rows())), loop_wrench_(6, model.loop_joints.size()), fext_(6, model.nbodies),
@@ -43,6 +43,8 @@ Srm::Srm(const Model& model, const FormulationSettings& settings)
   check_setting(std::isfinite(alpha_) && alpha_ >= 0.0, "α (--srm-alpha, 1/s) must be finite and >= 0", alpha_);
   check_setting(std::isfinite(min_stiffness_) && min_stiffness_ >= 0.0,
                 "the smallest relative stiffness (--srm-min-stiffness) must be finite and >= 0", min_stiffness_);
+  check_setting(std::isfinite(max_work_) && max_work_ >= 0.0,
+                "the largest relative work of the constraint forces (--srm-max-work) must be finite and >= 0", max_work_);
 }
 
 void Srm::start(const IntegratorSettings& integrator, const VecX& q0, const VecX& u0) {
@@ -57,6 +59,7 @@ void Srm::start(const IntegratorSettings& integrator, const VecX& q0, const VecX
   lambda_.setZero();
   correction_.setZero();
   reported_ = false;
+  work_ = power_ = kinetic_max_ = t_accepted_ = 0.0;
   if (cons_.rows() == 0) {
     epsilon_ = epsilon_setting_ ? *epsilon_setting_ : 1.0;
     return;
@@ -154,6 +157,7 @@ void Srm::accept(double t, Eigen::Ref<VecX> x) {
     correct(us_);
   }
   lambda0_ = lambda_;
+  check_work(t);
   check_convergence(t);
   // Every iterate starts the next step from the last one's state (003 applies the iteration at
   // each time step): iterates kept apart over many steps let slow modes of their differences grow
@@ -187,13 +191,35 @@ void Srm::check_convergence(double t) {
     << dominant_loops(model_, cons_, correction_.cwiseAbs())
     << " dominate), where the regularization cannot build the constraint forces: the motion leaves the constraints "
        "and gains or loses energy";
+  stop_or_report(t, s.str());
+}
+
+void Srm::check_work(double t) {
+  // Power of the loop forces on the last iterate, −λᵀ(G u), by the trapezoidal rule over the step;
+  // positions and velocities of that iterate are current (accept).
+  if (cons_.rows() == 0 || reported_ || max_work_ == 0.0) return;
+  const double power = -lambda_.dot(phidot_);
+  work_ += 0.5 * (power + power_) * (t - t_accepted_);
+  power_ = power;
+  t_accepted_ = t;
+  kinetic_max_ = std::max(kinetic_max_, energy(model_, aba_.kin, qs_).kinetic);
+  if (!(std::abs(work_) > max_work_ * kinetic_max_)) return;
+  std::ostringstream s;
+  s << "srm: by t = " << t << " its loop forces have done " << work_ << " J of work, " << std::abs(work_) / kinetic_max_
+    << " of the largest kinetic energy so far (" << kinetic_max_ << " J), above --srm-max-work " << max_work_
+    << ". Ideal loop joints do no work: the regularization no longer holds the loops, near a singular configuration "
+       "or with a step too long for the motion";
+  stop_or_report(t, s.str());
+}
+
+void Srm::stop_or_report(double t, const std::string& why) {
   if (on_singular_ == FormulationSettings::OnSingular::proceed) {
-    report(t, s.str() + "; going on (--on-singular continue; later ones are not reported)");
+    report(t, why + "; going on (--on-singular continue; later ones are not reported)");
     reported_ = true;
     return;
   }
-  throw std::runtime_error(s.str() + ". Use a method that solves for the multipliers (embedding, nullspace, gcp), "
-                                     "or --on-singular continue to go on at your own risk");
+  throw std::runtime_error(why + ". Use a smaller --dt, a method that solves for the multipliers (embedding, "
+                                 "nullspace, gcp), or --on-singular continue to go on at your own risk");
 }
 
 void Srm::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {

@@ -26,11 +26,16 @@
 // along which an iterate reduces the multiplier error by a factor about ε/(a T) only (T the time
 // scale of the motion; 003 Thm 3.1): the iterates stop converging, the regularization there acts
 // as a spring and damper, and the motion leaves the constraints and gains or loses energy (the
-// square chain of 003 Ex 4.1 at its flat squares). After every step the Rayleigh quotient of the
-// last correction λ_S − λ_{S−1} (one more articulated-body solve), at least the smallest
-// eigenvalue now, is compared with the smallest eigenvalue at the start; below
-// FormulationSettings::srm_min_stiffness times that, the run stops naming the loops that dominate
-// the correction, or reports the first time and goes on with on_singular = proceed.
+// square chain of 003 Ex 4.1 at its flat squares). Two checks after every step, each stopping
+// the run with what to do (or reporting the first time and going on, on_singular = proceed):
+//  * the work of the loop forces, ∫ −λᵀ G u dt on the last iterate, against the largest kinetic
+//    energy so far (FormulationSettings::srm_max_work): ideal loop joints do none, so it measures
+//    the energy the regularization adds or removes, whatever the applied forces; it grows slowly
+//    with a step too long for the motion and fast where the loops soften;
+//  * the Rayleigh quotient of the last correction λ_S − λ_{S−1} (one more articulated-body solve),
+//    at least the smallest eigenvalue of G M⁻¹ Gᵀ now, against the smallest one at the start
+//    (FormulationSettings::srm_min_stiffness, naming the loops that dominate the correction): it
+//    falls sharply as a singular configuration nears.
 //
 // The regularization has no u̇ at a joint state alone (its multipliers live in the iterates), so
 // accelerations(t, q, u) returns the limit of the iterates there: the exact multipliers, by
@@ -67,7 +72,8 @@ class Srm final : public Formulation {
   void to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const override;
   void derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) override;
   /// Re-normalizes every iterate's quaternions and takes λ_0 of the next step, λ_S at x; stops or
-  /// reports when the iterates do not converge there (check_convergence).
+  /// reports when the loop forces do work or the iterates do not converge (check_work,
+  /// check_convergence).
   void accept(double t, Eigen::Ref<VecX> x) override;
   void complete(double /*t*/, Eigen::Ref<VecX> /*x*/) override {}
   void to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const override;
@@ -94,8 +100,13 @@ class Srm final : public Formulation {
   /// out = G M⁻¹ Gᵀ x at the factored configuration q.
   void constraint_operator(const VecX& q, const VecX& x, VecX& out);
   /// Stops (or reports, on_singular = proceed) when the last correction points along a direction
-  /// of G M⁻¹ Gᵀ softer than min_stiffness_ · a_max (see the file comment).
+  /// of G M⁻¹ Gᵀ softer than min_stiffness_ · a_min at the start (see the file comment).
   void check_convergence(double t);
+  /// Stops (or reports) when the loop forces' work since the start exceeds max_work_ times the
+  /// largest kinetic energy so far (see the file comment).
+  void check_work(double t);
+  /// Throws std::runtime_error with `why` and what to do, or reports it once (on_singular = proceed).
+  void stop_or_report(double t, const std::string& why);
   /// λ_ = the exact multipliers at (q, u), by conjugate gradients; leaves the tree factored and
   /// the frames current at q.
   void exact_multipliers(double t, const VecX& q, const VecX& u);
@@ -105,11 +116,14 @@ class Srm final : public Formulation {
   std::optional<double> epsilon_setting_;
   double alpha_;
   double min_stiffness_;
+  double max_work_;
   FormulationSettings::OnSingular on_singular_;
   double epsilon_ = 0.0;  ///< of the run (start())
   double a_max_ = 0.0;    ///< largest eigenvalue of G M⁻¹ Gᵀ at the start
   double a_min_ = 0.0;    ///< smallest one
-  bool reported_ = false;  ///< the iterates' first failure to converge, with on_singular = proceed
+  bool reported_ = false;  ///< the first failure of a check, with on_singular = proceed
+  double work_ = 0.0, power_ = 0.0;            ///< of the loop forces since the start, at the last step
+  double kinetic_max_ = 0.0, t_accepted_ = 0.0;
   AbaData aba_;
   ConstraintData data_;
   ForceData forces_;
