@@ -51,7 +51,7 @@ SimulationSettings rk2(double h, double t_end, double output_dt) {
 
 struct SrmRun {
   Trajectory traj;
-  std::optional<double> stopped;  ///< time of the stop (iterates not converging), if any
+  std::optional<double> stopped;  ///< time at which one of srm's checks stopped the run, if any
   std::optional<double> first_report;
   double epsilon = 0, a_max = 0;
 };
@@ -69,8 +69,8 @@ SrmRun run_srm(const Problem& p, const SimulationSettings& s, int iterations, bo
     r.traj = Simulator(p.model, srm, s).run(p.q, p.u);
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
-    const std::size_t at = what.find("at t = ");
-    r.stopped = at == std::string::npos ? -1.0 : std::stod(what.substr(at + 7));
+    const std::size_t at = what.find("t = ");  // "... at t = 0.483: ..." or "srm: by t = 2.004 ..."
+    r.stopped = at == std::string::npos ? -1.0 : std::stod(what.substr(at + 4));
   }
   r.epsilon = srm.epsilon();
   r.a_max = srm.a_max();
@@ -168,7 +168,9 @@ void convergence_in_h(const std::string& dir) {
   std::printf("### Convergence in h\n\n");
   std::printf("Regularization error (as above, S = 2, default ε ∝ h) at the end of the run, and in brackets the "
               "error of srm's rk2 trajectory against lagrange-dense by dopri5 at rtol = atol = 1e-12. Observed "
-              "order: log2 of the ratio of the last two regularization errors.\n\n");
+              "order: log2 of the ratio of the last two regularization errors. `--on-singular continue`: a `*` "
+              "marks a run whose loop forces did more work than `--srm-max-work` allows, where srm would have "
+              "stopped.\n\n");
   std::vector<std::pair<Problem, double>> cases;
   cases.push_back({generated("square chain, 3 squares", square_chain_mechanism(3)), 0.3});
   cases.push_back({generated("square net 3 x 3", square_net_mechanism(3, 3, 0.5)), 0.3});
@@ -189,13 +191,10 @@ void convergence_in_h(const std::string& dir) {
     std::vector<double> errors;
     for (double h : steps) {
       const SimulationSettings s = rk2(h, t_end, t_end);
-      const SrmRun r = run_srm(p, s, 2);
-      if (r.stopped) {
-        std::printf(" stopped at %.3f |", *r.stopped);
-        continue;
-      }
+      const SrmRun r = run_srm(p, s, 2, true);
       errors.push_back(position_difference(p, r.traj, run_exact(p, s)));
-      std::printf(" %.2e (%.1e) |", errors.back(), position_difference(p, r.traj, reference));
+      std::printf(" %.2e (%.1e)%s |", errors.back(), position_difference(p, r.traj, reference),
+                  r.first_report ? " *" : "");
     }
     const std::size_t n = errors.size();
     if (n >= 2) std::printf(" %.1f |\n", std::log2(errors[n - 2] / errors[n - 1]));
