@@ -139,7 +139,7 @@ void chain_drift() {
               "at the first flat squares). Drift = max |Φ| over the rows up to t (rows every 0.01 s). 003's values "
               "are those recovered from its word list (Algorithm I at the ε tokens `005` and `05`; its h is lost); "
               "Algorithm II, 003's form (3.10), is not implemented.\n\n");
-  std::printf("| | S | t = 4 | t = 5 | t = 6 | t = 10 | energy at 10 s [J] | first non-convergence [s] |\n"
+  std::printf("| | S | t = 4 | t = 5 | t = 6 | t = 10 | energy at 10 s [J] | first check failure [s] |\n"
               "|---|---:|---:|---:|---:|---:|---:|---:|\n");
   const Problem p = generated("chain", square_chain_mechanism(3));
   for (int iterations : {1, 2}) {
