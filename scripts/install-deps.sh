@@ -3,7 +3,7 @@
 # Does nothing when they are all present already.
 set -euo pipefail
 packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
-          libgtest-dev libbenchmark-dev python3)
+          libgtest-dev libbenchmark-dev libtbb-dev python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,16 +1,14 @@
 // The rows of the loop-closing joints and couplings (constraints.hpp has the table per joint type).
 #include <type_traits>
 
-#include "loopdyn/constraints.hpp"
+#include "constraint_rows.hpp"
 
 namespace loopdyn {
 
-namespace {
-
 using Kind = ConstraintRow::Kind;
 
-// Rows of one loop-closing joint (see the table in constraints.hpp).
-void joint_rows(const ModelJoint& lj, int loop, std::vector<ConstraintRow>& out) {
+// Rows of one joint (see the table in constraints.hpp).
+void detail::joint_rows(const ModelJoint& lj, int loop, std::vector<ConstraintRow>& out) {
   const Vec3 ex = Vec3::UnitX(), ey = Vec3::UnitY(), ez = Vec3::UnitZ();
   auto along = [&](const Vec3& u, const char* name) { out.push_back({Kind::along, loop, u, u, lj.name + ".along." + name}); };
   auto dot = [&](const Vec3& u, const Vec3& w, const char* name) { out.push_back({Kind::dot, loop, u, w, lj.name + ".dot." + name}); };
@@ -62,14 +60,12 @@ void joint_rows(const ModelJoint& lj, int loop, std::vector<ConstraintRow>& out)
       lj.joint);
 }
 
-}  // namespace
-
 Constraints::Constraints(std::vector<ConstraintRow> kept, std::vector<ConstraintRow> dropped)
     : rows_(std::move(kept)), dropped_(std::move(dropped)) {}
 
 std::vector<ConstraintRow> Constraints::all_rows(const Model& model) {
   std::vector<ConstraintRow> rows;
-  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) joint_rows(model.loop_joints[k], static_cast<int>(k), rows);
+  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) detail::joint_rows(model.loop_joints[k], static_cast<int>(k), rows);
   for (std::size_t k = 0; k < model.couplings.size(); ++k)
     rows.push_back({Kind::coupling, static_cast<int>(k), Vec3::Zero(), Vec3::Zero(), model.couplings[k].name});
   return rows;

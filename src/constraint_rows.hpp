@@ -9,6 +9,14 @@
 
 namespace loopdyn::detail {
 
+/// Appends the rows of `joint` (6 − dof, the table in constraints.hpp), tagged with index `loop`:
+/// a loop-closing joint's, or in absolute coordinates (formulations/dca.hpp) any joint's.
+void joint_rows(const ModelJoint& joint, int loop, std::vector<ConstraintRow>& out);
+/// Φ, Φ̇ and γ (with G u̇ = γ) of a dot or along row from the world kinematics of its two frames
+/// (parent side p, child side c; for γ, dw0 and a0 at zero accelerations of the coordinates).
+double frame_position_row(const ConstraintRow& row, const ConstraintData::Frame& p, const ConstraintData::Frame& c);
+double frame_velocity_row(const ConstraintRow& row, const ConstraintData::Frame& p, const ConstraintData::Frame& c);
+double frame_bias_row(const ConstraintRow& row, const ConstraintData::Frame& p, const ConstraintData::Frame& c);
 /// World poses of both frames of every loop joint; positions must be current in kin.
 void update_frames(const Model& model, const KinematicsData& kin, ConstraintData& d);
 /// Φ of one row; frames current (update_frames), q for coupling rows.

@@ -108,19 +108,7 @@ void place_jacobian_row(const Model& model, const ConstraintRow& row, const Kine
 
 double bias_row(const ConstraintRow& row, const ConstraintData& d) {
   if (row.kind == Kind::coupling) return 0.0;  // constant G: γ = 0
-  const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
-  const Vec3 b = p.R * row.u, bdot = p.w.cross(b);
-  double bias;
-  if (row.kind == Kind::dot) {
-    // Φ̈ − G u̇ = ṅ·Δω + n·(ω̇0_c − ω̇0_p), n = a × b, ṅ = ȧ × b + a × ḃ.
-    const Vec3 a = c.R * row.w, adot = c.w.cross(a);
-    bias = (adot.cross(b) + a.cross(bdot)).dot(c.w - p.w) + a.cross(b).dot(c.dw0 - p.dw0);
-  } else {
-    // Φ̈ − G u̇ = (ω̇0_p × b + ω_p × ḃ)·d + 2 ḃ·ḋ + b·(a0_c − a0_p).
-    const Vec3 dist = c.x - p.x, ddot = c.v - p.v;
-    bias = (p.dw0.cross(b) + p.w.cross(bdot)).dot(dist) + 2.0 * bdot.dot(ddot) + b.dot(c.a0 - p.a0);
-  }
-  return -bias;
+  return detail::frame_bias_row(row, d.fp[row.loop], d.fc[row.loop]);
 }
 
 // Φ̇ of one row from the world velocities of its two frames (constraints.hpp), u for coupling rows.
@@ -131,10 +119,7 @@ double velocity_row(const Model& model, const ConstraintRow& row, const Eigen::R
     for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) e += t.coefficient * u(t.v_index);
     return e;
   }
-  const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
-  const Vec3 b = p.R * row.u;
-  if (row.kind == Kind::dot) return (c.R * row.w).cross(b).dot(c.w - p.w);
-  return b.dot(c.v - p.v) + b.cross(c.x - p.x).dot(p.w);
+  return detail::frame_velocity_row(row, d.fp[row.loop], d.fc[row.loop]);
 }
 
 void update_loop_motion(const Model& model, const KinematicsData& kin, ConstraintData& d, int k) {
@@ -152,9 +137,33 @@ void update_frames(const Model& model, const KinematicsData& kin, ConstraintData
 
 double position_row(const Model& model, const ConstraintRow& row, const VecX& q, const ConstraintData& d) {
   if (row.kind == Kind::coupling) return coupling_error(model.couplings[row.loop], q);
-  const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
+  return frame_position_row(row, d.fp[row.loop], d.fc[row.loop]);
+}
+
+double frame_position_row(const ConstraintRow& row, const ConstraintData::Frame& p, const ConstraintData::Frame& c) {
   // dot: (Rp u)·(Rc w); along: (Rp u)·(x_c − x_p).
   return row.kind == Kind::dot ? (p.R * row.u).dot(c.R * row.w) : (p.R * row.u).dot(c.x - p.x);
+}
+
+double frame_velocity_row(const ConstraintRow& row, const ConstraintData::Frame& p, const ConstraintData::Frame& c) {
+  const Vec3 b = p.R * row.u;
+  if (row.kind == Kind::dot) return (c.R * row.w).cross(b).dot(c.w - p.w);
+  return b.dot(c.v - p.v) + b.cross(c.x - p.x).dot(p.w);
+}
+
+double frame_bias_row(const ConstraintRow& row, const ConstraintData::Frame& p, const ConstraintData::Frame& c) {
+  const Vec3 b = p.R * row.u, bdot = p.w.cross(b);
+  double bias;
+  if (row.kind == Kind::dot) {
+    // Φ̈ − G u̇ = ṅ·Δω + n·(ω̇0_c − ω̇0_p), n = a × b, ṅ = ȧ × b + a × ḃ.
+    const Vec3 a = c.R * row.w, adot = c.w.cross(a);
+    bias = (adot.cross(b) + a.cross(bdot)).dot(c.w - p.w) + a.cross(b).dot(c.dw0 - p.dw0);
+  } else {
+    // Φ̈ − G u̇ = (ω̇0_p × b + ω_p × ḃ)·d + 2 ḃ·ḋ + b·(a0_c − a0_p).
+    const Vec3 dist = c.x - p.x, ddot = c.v - p.v;
+    bias = (p.dw0.cross(b) + p.w.cross(bdot)).dot(dist) + 2.0 * bdot.dot(ddot) + b.dot(c.a0 - p.a0);
+  }
+  return -bias;
 }
 
 void jacobian_row(const Model& model, const ConstraintRow& row, const KinematicsData& kin, const ConstraintData& d,

@@ -9,6 +9,7 @@
 #include "loopdyn/formulations/lagrange_on.hpp"
 #include "loopdyn/formulations/nullspace.hpp"
 #include "loopdyn/formulations/rcr.hpp"
+#include "loopdyn/formulations/dca.hpp"
 #include "loopdyn/formulations/srm.hpp"
 #include "loopdyn/formulations/tree.hpp"
 #include "loopdyn/loop_structure.hpp"
@@ -81,8 +82,8 @@ const std::vector<MethodInfo>& methods() {
        "O(n) for small loops", C::joint, true, nullptr, &make<Embedding>},
       {"srm", "sequential regularization: S penalty iterates, loops as body wrenches, fixed-step rk2/rk4",
        "003 §3", "O(n + m) × S", C::joint, true, nullptr, &make<Srm>, true},
-      {"dca", "divide and conquer, augmented Lagrangian, mass-orthogonal projections", "004", "O(n), O(log n) parallel",
-       C::absolute, true, nullptr, nullptr},
+      {"dca", "divide and conquer over an assembly tree, augmented Lagrangian, mass-orthogonal projections, parallel",
+       "004 §2-3", "O(k n), O(k log n) parallel", C::absolute, false, nullptr, &make<Dca>},
   };
   return table;
 }

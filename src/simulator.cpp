@@ -85,7 +85,8 @@ VecX Simulator::row(double t, const VecX& x_in) {
   const bool loops = model_.has_loops();
   const Eigen::Index nreactions = reactions_ ? 6 * (model_.nbodies + model_.loop_joints.size()) : 0;
   const Eigen::Index nx = model_.nq + model_.nv;
-  VecX r(1 + nx + 3 * model_.markers.size() + 1 + (loops ? 2 : 0) + nreactions);
+  const Eigen::Index ndiagnostics = settings_.diagnostics ? formulation_.diagnostic_names().size() : 0;
+  VecX r(1 + nx + 3 * model_.markers.size() + 1 + (loops ? 2 : 0) + nreactions + ndiagnostics);
   r(0) = t;
   r.segment(1, model_.nq) = q;
   r.segment(1 + model_.nq, model_.nv) = u;
@@ -106,7 +107,9 @@ VecX Simulator::row(double t, const VecX& x_in) {
     formulation_.joint_accelerations(t, x, udot_);
     reactions_->compute(t, q, u, udot_, formulation_.multipliers());
     reactions_->write_columns(r.segment(k, nreactions));
+    k += nreactions;
   }
+  if (ndiagnostics) formulation_.diagnostic_values(r.segment(k, ndiagnostics));
   return r;
 }
 
@@ -126,6 +129,8 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
   }
   if (reactions_)
     for (std::string& n : Reactions::column_names(model_)) traj.columns.push_back(std::move(n));
+  if (settings_.diagnostics)
+    for (std::string& n : formulation_.diagnostic_names()) traj.columns.push_back(std::move(n));
   if (settings_.project) projector_.emplace(model_, constraints_, settings_.projection);  // fresh stats
 
   formulation_.start(settings_.integrator, q0, u0);

@@ -12,6 +12,7 @@
 
 #include "loopdyn/assembly.hpp"
 #include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/dca.hpp"
 #include "loopdyn/formulations/srm.hpp"
 #include "loopdyn/generators.hpp"
 #include "loopdyn/iftomm.hpp"
@@ -31,7 +32,7 @@ struct SimulateOptions {
   double dt = 1e-3, t_end = 10.0, rtol = 1e-8, atol = 1e-10, output_dt = 0.01;
   FormulationSettings formulation;
   std::string on_singular = "stop";
-  bool no_assemble = false, project = false, reactions = false;
+  bool no_assemble = false, project = false, reactions = false, diagnostics = false;
   double project_tolerance = ProjectionSettings{}.position_tolerance;
 };
 
@@ -136,6 +137,7 @@ int simulate(const SimulateOptions& o) {
   settings.project = o.project;
   settings.projection.position_tolerance = settings.projection.velocity_tolerance = o.project_tolerance;
   settings.reactions = o.reactions;
+  settings.diagnostics = o.diagnostics;
   Simulator sim(model, *formulation, settings);
   ProgressBar bar(o.t_end);
   const auto start = std::chrono::steady_clock::now();
@@ -150,6 +152,13 @@ int simulate(const SimulateOptions& o) {
   if (const auto* srm = dynamic_cast<const Srm*>(formulation.get()))
     std::printf("srm         %d iterates, ε = %.6g s/kg (a_max = %.6g 1/kg), α = %.6g 1/s\n", srm->iterations(),
                 srm->epsilon(), srm->a_max(), srm->alpha());
+  if (const auto* dca = dynamic_cast<const Dca*>(formulation.get())) {
+    const Dca::TreeShape shape = dca->tree_shape();
+    std::printf("dca         α = %.3g, %d constraint rows; assembly tree of %d nodes, depth %d, at most %d handles; %d "
+                "thread%s\n",
+                dca->alpha(), shape.rows, shape.nodes, shape.depth, shape.max_handles, dca->threads(),
+                dca->threads() > 1 ? "s" : "");
+  }
   std::printf("simulated   %g s in %.3f s wall: %ld steps (%ld rejected), %ld evaluations\n", o.t_end, wall,
               traj.stats.steps_accepted, traj.stats.steps_rejected, traj.stats.rhs_evaluations);
   std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
@@ -522,6 +531,36 @@ int main(int argc, char** argv) {
                       "srm: largest work of the loop forces since the start, relative to the largest kinetic energy "
                       "so far, before --on-singular applies (ideal loop joints do none)")
       ->capture_default_str();
+  cmd_sim->add_option("--dca-alpha", sim.formulation.dca_alpha,
+                      "dca: penalty α of the augmented Lagrangian λ = λ* + α (G a + ν) (paper 004's 1e6)")
+      ->capture_default_str();
+  cmd_sim->add_option("--dca-mu", sim.formulation.dca_mu, "dca: damping ratio μ of ν = −γ + 2μΩ Φ̇ + Ω² Φ")
+      ->capture_default_str();
+  cmd_sim->add_option("--dca-omega", sim.formulation.dca_omega, "dca: natural frequency Ω [rad/s] of the same ν")
+      ->capture_default_str();
+  cmd_sim->add_option("--dca-iterations", sim.formulation.dca_max_iterations,
+                      "dca: largest number of iterations of the multipliers per evaluation and per projection")
+      ->capture_default_str();
+  cmd_sim->add_option("--dca-position-tolerance", sim.formulation.dca_position_tolerance,
+                      "dca: ε_p, the position projection stops when its largest increment [m, rad] is below it")
+      ->capture_default_str();
+  cmd_sim->add_option("--dca-velocity-tolerance", sim.formulation.dca_velocity_tolerance,
+                      "dca: ε_v, the velocity projection stops when the largest change of a velocity [m/s, rad/s] is "
+                      "below it")
+      ->capture_default_str();
+  cmd_sim->add_option("--dca-acceleration-tolerance", sim.formulation.dca_acceleration_tolerance,
+                      "dca: ε_a, the iterations stop when the largest change of a body acceleration [m/s², rad/s²] "
+                      "is below it")
+      ->capture_default_str();
+  cmd_sim->add_flag("!--dca-no-projections", sim.formulation.dca_projections,
+                    "dca: no projections after the steps (paper 004's first variant: the augmented Lagrangian with "
+                    "its Baumgarte-type terms alone)");
+  cmd_sim->add_option("--threads", sim.formulation.threads,
+                      "threads of the parallel methods (dca); 0: the machine's cores. Results do not depend on it")
+      ->capture_default_str();
+  cmd_sim->add_flag("--diagnostics", sim.diagnostics,
+                    "write the method's own per-step columns (dca: iterations and residuals of its evaluations and "
+                    "projections)");
   cmd_sim->add_flag("--reactions", sim.reactions,
                     "write reaction.<joint>.fx,fy,fz,tx,ty,tz columns (force and moment of the parent side on the "
                     "child, child joint frame)");

@@ -76,6 +76,29 @@ struct FormulationSettings {
   /// constraints do no work, so the regularization has stopped holding the loops (near a singular
   /// configuration, or a step too long for the motion). 0 disables it.
   double srm_max_work = 0.01;
+  /// dca (paper 004, formulations/dca.hpp), the paper's values as defaults (004 §4.1): penalty α
+  /// of the augmented Lagrangian λ = λ* + α(G a + ν) (eqs 6, 17), in 1/kg for a force per unit
+  /// acceleration of the rows (004 works in SI units; formulations/dca.hpp has why 1e6 needs no
+  /// scaling for its examples); μ (damping ratio) and Ω (natural frequency, rad/s) of the
+  /// Baumgarte-type terms ν = −γ + 2μΩ Φ̇ + Ω² Φ (eq 6); at most dca_max_iterations iterations of
+  /// the multipliers per acceleration evaluation and per projection, which stop when the largest
+  /// change of a body acceleration (m/s², rad/s²) falls below dca_acceleration_tolerance (ε_a), of a
+  /// position increment (m, rad) below dca_position_tolerance (ε_p), of a velocity (m/s, rad/s)
+  /// below dca_velocity_tolerance (ε_v).
+  double dca_alpha = 1e6;
+  double dca_mu = 1.0;
+  double dca_omega = 1.0;
+  int dca_max_iterations = 10;
+  double dca_position_tolerance = 1e-14;
+  double dca_velocity_tolerance = 1e-12;
+  double dca_acceleration_tolerance = 1e-10;
+  /// dca projects positions, then velocities, mass-orthogonally onto the constraints after every
+  /// accepted step (004 §3, the paper's second variant); false: its first variant, the augmented
+  /// Lagrangian with the Baumgarte-type terms alone.
+  bool dca_projections = true;
+  /// Threads of the methods that run in parallel (dca's assembly and disassembly); 0: the
+  /// machine's cores. Results do not depend on it (formulations/dca.hpp).
+  int threads = 0;
 };
 
 /// Something a formulation reports during a run (a singular configuration entered or left).
@@ -119,6 +142,11 @@ class Formulation {
   /// parameters depend on the step (srm: ε ~ h) sets them here, and throws std::invalid_argument
   /// naming the setting when it cannot run with that integrator. The default accepts every one.
   virtual void start(const IntegratorSettings& /*integrator*/, const VecX& /*q0*/, const VecX& /*u0*/) {}
+  /// Names of the method's own diagnostic columns (`--diagnostics`), e.g. iteration counts and
+  /// residuals of its last accepted step; none by default.
+  virtual std::vector<std::string> diagnostic_names() const { return {}; }
+  /// Their values (diagnostic_names().size() of them) after the last accepted step or completed row.
+  virtual void diagnostic_values(Eigen::Ref<VecX> /*out*/) const {}
   /// Receives events (the default sink drops them).
   void set_event_sink(std::function<void(const FormulationEvent&)> sink) { sink_ = std::move(sink); }
 

@@ -31,11 +31,14 @@ struct SimulationSettings {
   /// Record reaction.<joint>.fx fy fz tx ty tz for every tree and loop joint (Reactions), from
   /// the formulation's u̇ and multipliers at every output row.
   bool reactions = false;
+  /// Append the formulation's own columns (Formulation::diagnostic_names) to every row.
+  bool diagnostics = false;
 };
 
 /// Recorded rows: t, q.<joint>[.i], u.<joint>[.i], <marker>.x/.y/.z, energy, for models with
 /// loops residual.position = max |Φ| and residual.velocity = max |G u| over the kept constraint
-/// rows, and with SimulationSettings::reactions the Reactions::column_names().
+/// rows, with SimulationSettings::reactions the Reactions::column_names(), and with
+/// SimulationSettings::diagnostics the formulation's diagnostic_names().
 struct Trajectory {
   std::vector<std::string> columns;
   std::vector<VecX> rows;

@@ -1,0 +1,202 @@
+// `dca`: the divide-and-conquer algorithm with the augmented Lagrangian and mass-orthogonal
+// projections of paper 004 (Malczyk and Frączek, Multibody Syst Dyn 2012), in absolute coordinates.
+//
+// Coordinates. Every body carries its own state: the world position r of its centre of mass and its
+// Euler parameters p (a unit quaternion, body axes to world), then its world angular velocity ω and
+// the velocity ṙ of its centre of mass: 13 numbers per body, x = [r, p (7 per body); ω, ṙ (6 per
+// body)]. Its mass matrix in (ω̇, r̈) is diag(J, m 1), J the world inertia about the centre of mass:
+// positive definite, so that the Euler parameters' normalization constraint and its multiplier
+// (004 eqs 4-5, 7-8) are not needed; the unit norm is restored after every step instead. Every
+// joint, tree and loop alike, and every coordinate coupling, is a constraint between the bodies it
+// joins: the rows of constraints.hpp (a revolute joint's 5, a spherical joint's 3, ...), evaluated
+// from the two joint frames, with G's row blocks on the velocities of those bodies. Rows that are
+// redundant (004's five-bar keeps 3, its double loop 6) are kept: the penalty makes every matrix
+// below positive definite whatever the rank of G.
+//
+// Multipliers (004 eqs 6, 17). λ = λ* + α (G a + ν), ν = −γ + 2μΩ Φ̇ + Ω² Φ, with G a = γ the
+// acceleration constraint (Φ̈ = G a − γ), λ* the previous iteration's multipliers (0 at the first).
+// With M a + Gᵀ λ = Q, one iteration solves
+//     [M  Gᵀ; G  −1/α] [a; λ] = [Q; −ν − λ*/α]
+// and its fixed point is the constrained motion, G a = γ − (2μΩ Φ̇ + Ω² Φ), with minimum-norm
+// multipliers on redundant rows. Iterations stop when the largest change of a body acceleration is
+// below ε_a, or after the maximum count.
+//
+// Divide and conquer (004 §2.2-2.3). The bodies are ordered by Cuthill-McKee on the joint graph (a
+// breadth-first order from a pseudo-peripheral body, so that a contiguous range of it has few
+// joints to the rest: the level width), and the assembly tree bisects that order by body count,
+// down to single bodies. A constraint is eliminated at the smallest node that holds all its bodies;
+// a node's handles are its bodies that constraints eliminated higher up act on (two for a chain,
+// two rungs' for a ladder, a wave front for a net: any number, which generalizes 004's two handles
+// per node and its coupled-loop node of eqs 78-86). Each node holds the equations of motion of its
+// handles with the multipliers inside it eliminated,
+//     K a_H + (boundary rows)ᵀ λ = R,
+// K = M and R = Q at a body (a single body's M may be singular: a slender bar). Assembling two
+// children A, B with the joining constraints' rows G on their handles (004 eqs 6, 9-10, 17):
+//     K = diag(K_A, K_B) + α GᵀG,    R = [R_A; R_B] − Gᵀ(λ* + α ν),
+// then the bodies no constraint above acts on are eliminated, the Schur complement
+//     K_C = K_kk − K_ke K_ee⁻¹ K_ek,  R_C = R_k − K_ke K_ee⁻¹ R_e            (004 eqs 21-32)
+// with K_ee positive definite whenever inertia and constraints hold those bodies (the paper's
+// "invertible even when the Jacobian loses rank"; otherwise a clear error naming them). At the
+// root every constraint has been eliminated and no handle is left; the disassembly walks down,
+// a_e = K_ee⁻¹ (R_e − K_ek a_k), and recovers λ = λ* + α (G a + ν) at each node (004 eqs 17, 21,
+// 23). K, its elimination and the Cholesky factors of K_ee are computed once per evaluation; each
+// iteration of λ* redoes the vectors only (004 §4.4). Ground joints are eliminated at their body's
+// leaf (004 keeps them to the root, boundary case 3, eq 40): the same linear system in another
+// order.
+//
+// Projections (004 §3, eqs 41-72, Appendix 87-110), after every accepted step and on every output
+// row unless disabled: positions by the modified Newton iteration of eq 99, with the matrices at
+// the step's positions q* held constant: M Δ + Gᵀ λ = −M (q − q*), λ = λ* + α (G Δ + Φ(q)), Δ
+// applied to r and (as a rotation vector) to p, until ‖Δ‖∞ < ε_p; then velocities, with the
+// matrices at the projected positions: M v + Gᵀ λ = M v*, λ = λ* + α G v, until the change of v is
+// below ε_v. Both are the same divide-and-conquer solve with other right-hand sides.
+//
+// Parallel (004 §1, §4.4): the two subtrees of a node are assembled, and disassembled, as two tasks
+// of a oneTBB task arena that lives as long as the formulation, down to subtrees of kParallelGrain
+// bodies. Each node's arithmetic is the same whatever the thread count, so results are identical
+// (bit for bit) for any number of threads.
+//
+// Output: to_joint() inverts each tree joint's kinematics (body_coordinates.hpp). Applied forces
+// are evaluated at that joint state (evaluate_forces), joint forces acting on the joint's two
+// bodies as the wrench S (SᵀS)⁻¹ τ.
+#pragma once
+
+#include <memory>
+
+#include "loopdyn/constraints.hpp"
+#include "loopdyn/body_coordinates.hpp"
+#include "loopdyn/forces.hpp"
+#include "loopdyn/formulation.hpp"
+
+namespace loopdyn {
+
+class Dca final : public Formulation {
+ public:
+  /// Subtrees with fewer bodies are assembled and disassembled by one task.
+  static constexpr int kParallelGrain = 32;
+
+  /// Throws std::invalid_argument naming the setting for α, μ, Ω, tolerances not finite and > 0
+  /// (μ, Ω >= 0), iterations < 1 or threads < 0.
+  Dca(const Model& model, const FormulationSettings& settings);
+  ~Dca() override;
+  std::string_view name() const override { return "dca"; }
+
+  /// u̇ of the joint state (q, u): dca's body accelerations at the absolute state of (q, u), mapped
+  /// to each tree joint's speeds.
+  void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
+
+  Coordinates coordinates() const override { return Coordinates::absolute; }
+  int state_size() const override { return 13 * model_.nbodies; }
+  void to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const override;
+  /// [ṙ; ṗ = ½ (0, ω) ⊗ p; ω̇, r̈].
+  void derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) override;
+  /// Re-normalizes the Euler parameters, then projects positions and velocities (unless disabled),
+  /// and takes x's joint angles as the reference of the next to_joint (continuous output).
+  void accept(double t, Eigen::Ref<VecX> x) override;
+  void complete(double t, Eigen::Ref<VecX> x) override;
+  void to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const override;
+
+  /// Body accelerations [ω̇; r̈] (6 per body, world axes) at x.
+  void body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a);
+  /// Projects the positions, then the velocities, of x onto the constraints (see the file comment).
+  void project(Eigen::Ref<VecX> x);
+
+  /// What the last calls did, for the CSV's diagnostic columns.
+  struct Diagnostics {
+    int acceleration_iterations = 0;  ///< of the last body_accelerations
+    int position_iterations = 0;      ///< of the last projection
+    int velocity_iterations = 0;
+    double position_residual = 0.0;   ///< ‖Φ‖∞ after the last projection
+    double velocity_residual = 0.0;   ///< ‖Φ̇‖∞ after it
+    double acceleration_residual = 0.0;  ///< ‖G a − γ‖∞ of the last body_accelerations (ν's terms aside)
+  };
+  const Diagnostics& diagnostics() const { return diagnostics_; }
+  /// dca.iterations.{acceleration,position,velocity}, dca.residual.{position,velocity,acceleration}
+  /// of the last accepted step (completed rows between steps, dopri5's, keep the step's).
+  std::vector<std::string> diagnostic_names() const override;
+  void diagnostic_values(Eigen::Ref<VecX> out) const override;
+
+  /// The assembly tree: its nodes, depth (edges from the root to the deepest leaf), the largest
+  /// number of handles of a node (bodies it shares constraints with outside it) and the
+  /// constraint rows (every one, redundant included).
+  struct TreeShape {
+    int nodes = 0, depth = 0, max_handles = 0, rows = 0;
+  };
+  TreeShape tree_shape() const;
+  int threads() const { return threads_; }
+  double alpha() const { return alpha_; }
+
+  struct Constraint;
+  struct Node;
+
+ private:
+  /// Positions (and velocities, `velocities`) of x into the body workspace.
+  void load_bodies(const VecX& x, bool velocities);
+  /// Frames, Φ, G's row blocks and, with velocities, Φ̇ and γ of every constraint row.
+  void update_rows(bool velocities);
+  /// K, its elimination and factor of every node at the loaded positions.
+  void factor();
+  void factor_node(int id);
+  /// diag(J, m 1) of body i at the loaded positions (world axes, about the centre of mass).
+  Mat6 body_mass(int i) const;
+  /// One divide-and-conquer solve of M a + Gᵀλ = F, λ = λ* + α (G a + ν): F (6 per body), ν and
+  /// λ* of every row; out: a, 6 per body; lambda_: λ.
+  void solve(const VecX& b, const VecX& nu, VecX& out);
+  void applied_forces(double t, const VecX& x);
+  /// Largest |Φ| and |Φ̇| of the rows at the loaded state (update_rows first).
+  double max_abs(const VecX& v) const { return v.size() ? v.cwiseAbs().maxCoeff() : 0.0; }
+  /// Calls f(node) for every node, children before parents (post) or after (pre), two subtrees
+  /// in parallel from kParallelGrain bodies on when threads_ > 1.
+  template <class F>
+  void post_order(int node, const F& f);
+  template <class F>
+  void pre_order(int node, const F& f);
+  /// f() in the task arena (or directly with one thread).
+  template <class F>
+  void in_pool(const F& f);
+  void solve_tree(const VecX& b, const VecX& nu, VecX& out);
+
+  double alpha_, mu_, omega_;
+  int max_iterations_;
+  double eps_p_, eps_v_, eps_a_;
+  bool projections_;
+  int threads_;
+  struct Pool;  ///< the oneTBB task arena (dca.cpp)
+  std::unique_ptr<Pool> pool_;
+
+  std::vector<Constraint> constraints_;
+  std::vector<ConstraintRow> rows_;  ///< every row, ConstraintRow::loop = index in constraints_
+  std::vector<Node> nodes_;
+  int root_ = -1;
+  std::vector<int> leaf_of_body_;
+
+  // Body workspace (model order).
+  std::vector<Mat3> Jc_;      ///< (bodies) inertia about the centre of mass, body axes
+  std::vector<Mat3> R_;       ///< world rotation
+  std::vector<Vec3> r_, w_, v_;
+  VecX Q_;                    ///< (6 nbodies) applied forces and gyroscopic terms [n − ω×Jω; f + m g]
+  VecX rhs_, out_, prev_;     ///< (6 nbodies)
+  std::vector<Vec3> r_star_;  ///< positions before a projection
+  std::vector<Mat3> R_star_;
+  std::vector<Mat6> M_star_;  ///< mass matrices at q* (the position projection's metric)
+
+  // Rows: Φ, Φ̇, γ, ν, λ, λ* (rows); G blocks (6 per row and body of its constraint).
+  VecX phi_, phidot_, gamma_, nu_, lambda_, lambda_star_;
+  Mat6X Gblk_;
+  std::vector<ConstraintData::Frame> fp_, fc_;
+  std::vector<double> coupling_q_;  ///< last coordinate of every coupling term (near for the next)
+
+  // Applied forces at the joint state.
+  bool has_forces_ = false;
+  KinematicsData kin_;
+  ForceData forces_;
+  VecX qf_, uf_;
+  mutable BodyState state_;
+  mutable VecX q_near_, q_joint_, u_joint_;  ///< to_joint's continuity reference and result
+  VecX x_joint_, a_joint_;                   ///< accelerations(t, q, u)'s absolute state and a
+  std::vector<Vec6> body_acc_;
+
+  Diagnostics diagnostics_;
+};
+
+}  // namespace loopdyn

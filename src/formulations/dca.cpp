@@ -1,0 +1,823 @@
+#include "loopdyn/formulations/dca.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <Eigen/Cholesky>
+#include <tbb/parallel_invoke.h>
+#include <tbb/task_arena.h>
+
+#include "../constraint_rows.hpp"
+#include "loopdyn/kinematics.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+using Kind = ConstraintRow::Kind;
+constexpr int kMaxConstraintBodies = 4;  // a joint's two; a coupling of two joints' four
+
+void check_setting(bool ok, const char* what, double value) {
+  if (ok) return;
+  std::ostringstream s;
+  s << "dca: " << what << ", got " << value;
+  throw std::invalid_argument(s.str());
+}
+
+// Rotation vector θ with Rot(θ) = R (log map), for the small rotations of a projection.
+Vec3 rotation_vector(const Mat3& R) {
+  const Eigen::AngleAxisd aa(R);
+  return aa.angle() * aa.axis();
+}
+
+Mat3 rotation_of(const Vec3& theta) {
+  const double angle = theta.norm();
+  return angle > 0.0 ? Mat3(Eigen::AngleAxisd(angle, theta / angle)) : Mat3::Identity();
+}
+
+}  // namespace
+
+// A joint (tree or loop) or coupling: its rows act on the velocities of `bodies` (ground left out).
+struct Dca::Constraint {
+  enum class Source { tree_joint, loop_joint, coupling };
+  Source source = Source::tree_joint;
+  int index = -1;  ///< body (tree joint), loop joint or coupling
+  int first_row = 0, rows = 0;
+  std::array<int, kMaxConstraintBodies> bodies{};
+  int nbodies = 0;
+  int node = -1;  ///< where it is eliminated
+  int first_term = 0;  ///< couplings: index of its first term in coupling_q_
+  const ModelJoint* joint = nullptr;  ///< joints
+
+  int slot(int body) const {
+    for (int k = 0; k < nbodies; ++k)
+      if (bodies[k] == body) return k;
+    return -1;
+  }
+  void add_body(int body) {
+    if (body >= 0 && slot(body) < 0) bodies[nbodies++] = body;
+  }
+};
+
+// A node of the assembly tree (see the file comment of dca.hpp).
+struct Dca::Node {
+  int left = -1, right = -1, parent = -1;
+  int lo = 0, hi = 0;  ///< range in the body order
+  int body = -1;       ///< leaves
+  std::vector<int> H;     ///< handles of the children (the body, at a leaf), in order
+  std::vector<int> keep;  ///< positions in H of this node's own handles
+  std::vector<int> elim;  ///< positions in H of the bodies eliminated here
+  std::vector<int> constraints;  ///< eliminated here
+  std::vector<int> row;          ///< global row of each local row
+  /// Column offset in G (6 · position in H) of each (local row, constraint body).
+  std::vector<std::array<int, kMaxConstraintBodies>> column;
+  MatX K;     ///< (6h x 6h) diag(children's KC) + α GᵀG (004 eqs 9-10)
+  MatX G;     ///< (rows x 6h)
+  MatX Kee;   ///< K on the eliminated bodies, factored by Lee
+  MatX Kek;   ///< (6e x 6c) K between eliminated bodies and handles
+  MatX X;     ///< (6e x 6c) Lee⁻¹ Kek
+  MatX KC;    ///< (6c x 6c) K on the handles after the elimination (004 eqs 27-30)
+  Eigen::LLT<MatX> Lee;
+  VecX R, RC, z, t, aH, aC, tmp, lam;
+
+  int h() const { return static_cast<int>(H.size()); }
+  int hc() const { return static_cast<int>(keep.size()); }
+  int he() const { return static_cast<int>(elim.size()); }
+  int rows() const { return static_cast<int>(row.size()); }
+};
+
+struct Dca::Pool {
+  explicit Pool(int threads) : arena(threads) {}
+  tbb::task_arena arena;
+};
+
+namespace {
+
+// Cuthill-McKee order of the bodies on the graph whose edges join the bodies of each constraint:
+// per connected component, breadth first from a pseudo-peripheral body (the last one reached by a
+// breadth-first search from the component's first body), neighbours by increasing degree.
+std::vector<int> body_order(int nbodies, const std::vector<std::vector<int>>& adjacency) {
+  std::vector<int> order, level(nbodies, -1), seen(nbodies, 0);
+  auto bfs = [&](int start, std::vector<int>& out) {
+    out.clear();
+    std::queue<int> queue;
+    queue.push(start);
+    level[start] = 0;
+    std::vector<int> visited{start};
+    while (!queue.empty()) {
+      const int b = queue.front();
+      queue.pop();
+      out.push_back(b);
+      std::vector<int> next;
+      for (int n : adjacency[b])
+        if (level[n] < 0) next.push_back(n);
+      std::sort(next.begin(), next.end(), [&](int a, int c) {
+        return adjacency[a].size() != adjacency[c].size() ? adjacency[a].size() < adjacency[c].size() : a < c;
+      });
+      for (int n : next) {
+        level[n] = level[b] + 1;
+        visited.push_back(n);
+        queue.push(n);
+      }
+    }
+    for (int v : visited) level[v] = -1;
+  };
+  std::vector<int> component;
+  for (int b = 0; b < nbodies; ++b) {
+    if (seen[b]) continue;
+    bfs(b, component);
+    bfs(component.back(), component);
+    for (int v : component) seen[v] = 1;
+    order.insert(order.end(), component.begin(), component.end());
+  }
+  return order;
+}
+
+}  // namespace
+
+Dca::Dca(const Model& model, const FormulationSettings& settings)
+    : Formulation(model), alpha_(settings.dca_alpha), mu_(settings.dca_mu), omega_(settings.dca_omega),
+      max_iterations_(settings.dca_max_iterations), eps_p_(settings.dca_position_tolerance),
+      eps_v_(settings.dca_velocity_tolerance), eps_a_(settings.dca_acceleration_tolerance),
+      projections_(settings.dca_projections),
+      threads_(settings.threads > 0 ? settings.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+      kin_(model), forces_(model), q_near_(model.q0) {
+  check_setting(std::isfinite(alpha_) && alpha_ > 0.0, "the penalty α (--dca-alpha) must be finite and > 0", alpha_);
+  check_setting(std::isfinite(mu_) && mu_ >= 0.0, "μ (--dca-mu) must be finite and >= 0", mu_);
+  check_setting(std::isfinite(omega_) && omega_ >= 0.0, "Ω (--dca-omega) must be finite and >= 0", omega_);
+  check_setting(max_iterations_ >= 1, "the largest number of iterations (--dca-iterations) must be at least 1",
+                max_iterations_);
+  for (const auto& [eps, what] : {std::pair{eps_p_, "ε_p (--dca-position-tolerance) must be finite and > 0"},
+                                  std::pair{eps_v_, "ε_v (--dca-velocity-tolerance) must be finite and > 0"},
+                                  std::pair{eps_a_, "ε_a (--dca-acceleration-tolerance) must be finite and > 0"}})
+    check_setting(std::isfinite(eps) && eps > 0.0, what, eps);
+  check_setting(settings.threads >= 0, "the number of threads (--threads) must be >= 0 (0: the machine's cores)",
+                settings.threads);
+  if (threads_ > 1) pool_ = std::make_unique<Pool>(threads_);
+
+  const int nb = model.nbodies;
+  for (int i = 0; i < nb; ++i) {
+    const Mat3 Jc = model.inertia[i].topLeftCorner<3, 3>() - model.mass[i] * skew(model.com[i]) * skew(model.com[i]).transpose();
+    Jc_.push_back(Jc);
+  }
+
+  // Constraints and rows: tree joints, loop joints, couplings.
+  auto add_joint = [&](Constraint::Source source, int index, const ModelJoint& mj) {
+    Constraint c;
+    c.source = source;
+    c.index = index;
+    c.joint = &mj;
+    c.add_body(mj.parent);
+    c.add_body(mj.child);
+    c.first_row = static_cast<int>(rows_.size());
+    detail::joint_rows(mj, static_cast<int>(constraints_.size()), rows_);
+    c.rows = static_cast<int>(rows_.size()) - c.first_row;
+    if (c.rows > 0) constraints_.push_back(c);
+  };
+  for (int i = 0; i < nb; ++i) add_joint(Constraint::Source::tree_joint, i, model.joints[i]);
+  for (int k = 0; k < static_cast<int>(model.loop_joints.size()); ++k)
+    add_joint(Constraint::Source::loop_joint, k, model.loop_joints[k]);
+  for (int k = 0; k < static_cast<int>(model.couplings.size()); ++k) {
+    Constraint c;
+    c.source = Constraint::Source::coupling;
+    c.index = k;
+    c.first_row = static_cast<int>(rows_.size());
+    c.rows = 1;
+    c.first_term = static_cast<int>(coupling_q_.size());
+    for (const ModelCoupling::Term& t : model.couplings[k].terms) {
+      if (model.nq_joint[t.joint] != 1 || model.nv_joint[t.joint] != 1)
+        throw std::invalid_argument("dca: coupling '" + model.couplings[k].name + "' couples joint '" +
+                                    model.joints[t.joint].name + "', which has not one coordinate");
+      c.add_body(model.parent[t.joint]);
+      c.add_body(t.joint);
+      coupling_q_.push_back(model.q0(t.q_index));
+    }
+    if (c.nbodies > kMaxConstraintBodies)
+      throw std::invalid_argument("dca: coupling '" + model.couplings[k].name + "' acts on more than " +
+                                  std::to_string(kMaxConstraintBodies) + " bodies");
+    rows_.push_back({Kind::coupling, static_cast<int>(constraints_.size()), Vec3::Zero(), Vec3::Zero(),
+                     model.couplings[k].name});
+    constraints_.push_back(c);
+  }
+  const int m = static_cast<int>(rows_.size());
+
+  // Assembly tree: bisection of the Cuthill-McKee order by body count.
+  std::vector<std::vector<int>> adjacency(nb);
+  for (const Constraint& c : constraints_)
+    for (int a = 0; a < c.nbodies; ++a)
+      for (int b = 0; b < c.nbodies; ++b)
+        if (a != b) adjacency[c.bodies[a]].push_back(c.bodies[b]);
+  for (auto& adj : adjacency) {
+    std::sort(adj.begin(), adj.end());
+    adj.erase(std::unique(adj.begin(), adj.end()), adj.end());
+  }
+  const std::vector<int> order = body_order(nb, adjacency);
+  std::vector<int> position(nb);
+  for (int k = 0; k < nb; ++k) position[order[k]] = k;
+  leaf_of_body_.assign(nb, -1);
+  nodes_.reserve(2 * nb);
+  auto build = [&](auto& self, int lo, int hi) -> int {
+    int left = -1, right = -1;
+    if (hi - lo > 1) {
+      const int mid = lo + (hi - lo) / 2;
+      left = self(self, lo, mid);
+      right = self(self, mid, hi);
+    }
+    Node& n = nodes_.emplace_back();
+    n.lo = lo;
+    n.hi = hi;
+    n.left = left;
+    n.right = right;
+    if (left < 0) n.body = order[lo];
+    const int id = static_cast<int>(nodes_.size()) - 1;
+    if (nodes_[id].body >= 0) leaf_of_body_[nodes_[id].body] = id;
+    else nodes_[nodes_[id].left].parent = nodes_[nodes_[id].right].parent = id;
+    return id;
+  };
+  if (nb > 0) root_ = build(build, 0, nb);
+
+  // Each constraint to the smallest node holding its bodies; handles up to there.
+  std::vector<std::vector<char>> handle(nodes_.size());
+  for (int k = 0; k < static_cast<int>(constraints_.size()); ++k) {
+    Constraint& c = constraints_[k];
+    int lo = nb, hi = -1;
+    for (int j = 0; j < c.nbodies; ++j) {
+      lo = std::min(lo, position[c.bodies[j]]);
+      hi = std::max(hi, position[c.bodies[j]]);
+    }
+    int node = root_;
+    for (;;) {
+      const Node& n = nodes_[node];
+      if (n.body >= 0) break;
+      if (hi < nodes_[n.left].hi) node = n.left;
+      else if (lo >= nodes_[n.right].lo) node = n.right;
+      else break;
+    }
+    c.node = node;
+    nodes_[node].constraints.push_back(k);
+    for (int j = 0; j < c.nbodies; ++j)
+      for (int n = leaf_of_body_[c.bodies[j]]; n != node; n = nodes_[n].parent) {
+        auto& mark = handle[n];
+        if (mark.empty()) mark.assign(nb, 0);
+        mark[c.bodies[j]] = 1;
+      }
+  }
+  // Handles (children before parents: nodes_ is in post order), rows and columns, workspaces.
+  for (int id = 0; id < static_cast<int>(nodes_.size()); ++id) {
+    Node& n = nodes_[id];
+    if (n.body >= 0) {
+      n.H = {n.body};
+    } else {
+      for (int child : {n.left, n.right})
+        for (int k : nodes_[child].keep) n.H.push_back(nodes_[child].H[k]);
+    }
+    for (int k = 0; k < n.h(); ++k)
+      (!handle[id].empty() && handle[id][n.H[k]] ? n.keep : n.elim).push_back(k);
+    for (int k : n.constraints) {
+      const Constraint& c = constraints_[k];
+      for (int r = 0; r < c.rows; ++r) {
+        n.row.push_back(c.first_row + r);
+        std::array<int, kMaxConstraintBodies> col{};
+        for (int j = 0; j < c.nbodies; ++j)
+          col[j] = 6 * static_cast<int>(std::find(n.H.begin(), n.H.end(), c.bodies[j]) - n.H.begin());
+        n.column.push_back(col);
+      }
+    }
+    const int h6 = 6 * n.h(), c6 = 6 * n.hc(), e6 = 6 * n.he(), r = n.rows();
+    n.K.setZero(h6, h6);
+    n.G.setZero(r, h6);
+    n.Kee.setZero(e6, e6);
+    n.Kek.setZero(e6, c6);
+    n.X.setZero(e6, c6);
+    n.KC.setZero(c6, c6);
+    n.Lee.compute(MatX::Identity(e6, e6));
+    for (VecX* v : {&n.R, &n.aH}) v->setZero(h6);
+    for (VecX* v : {&n.RC, &n.aC}) v->setZero(c6);
+    for (VecX* v : {&n.z, &n.tmp}) v->setZero(e6);
+    for (VecX* v : {&n.t, &n.lam}) v->setZero(r);
+  }
+  if (root_ >= 0 && nodes_[root_].hc() != 0) throw std::logic_error("dca: the root of the assembly tree has handles");
+
+  R_.assign(nb, Mat3::Identity());
+  r_.assign(nb, Vec3::Zero());
+  w_.assign(nb, Vec3::Zero());
+  v_.assign(nb, Vec3::Zero());
+  r_star_.assign(nb, Vec3::Zero());
+  R_star_.assign(nb, Mat3::Identity());
+  M_star_.assign(nb, Mat6::Identity());
+  Q_.setZero(6 * nb);
+  rhs_.setZero(6 * nb);
+  out_.setZero(6 * nb);
+  prev_.setZero(6 * nb);
+  for (VecX* v : {&phi_, &phidot_, &gamma_, &nu_, &lambda_, &lambda_star_}) v->setZero(m);
+  Gblk_.setZero(6, m * kMaxConstraintBodies);
+  fp_.resize(constraints_.size());
+  fc_.resize(constraints_.size());
+  has_forces_ = !model.forces.empty() || !model.callbacks.empty();
+  qf_.setZero(model.nq);
+  uf_.setZero(model.nv);
+  state_.pose.resize(nb);
+  state_.velocity.resize(nb);
+  q_joint_.setZero(model.nq);
+  u_joint_.setZero(model.nv);
+  x_joint_.setZero(13 * nb);
+  a_joint_.setZero(6 * nb);
+  body_acc_.assign(nb, Vec6::Zero());
+}
+
+Dca::~Dca() = default;
+
+Dca::TreeShape Dca::tree_shape() const {
+  TreeShape s;
+  s.nodes = static_cast<int>(nodes_.size());
+  s.rows = static_cast<int>(rows_.size());
+  for (int id = 0; id < s.nodes; ++id) {
+    s.max_handles = std::max(s.max_handles, nodes_[id].hc());
+    int depth = 0;
+    for (int n = id; nodes_[n].parent >= 0; n = nodes_[n].parent) ++depth;
+    s.depth = std::max(s.depth, depth);
+  }
+  return s;
+}
+
+template <class F>
+void Dca::post_order(int node, const F& f) {
+  const Node& n = nodes_[node];
+  if (n.body < 0) {
+    if (pool_ && n.hi - n.lo >= kParallelGrain)
+      tbb::parallel_invoke([&] { post_order(n.left, f); }, [&] { post_order(n.right, f); });
+    else {
+      post_order(n.left, f);
+      post_order(n.right, f);
+    }
+  }
+  f(node);
+}
+
+template <class F>
+void Dca::pre_order(int node, const F& f) {
+  f(node);
+  const Node& n = nodes_[node];
+  if (n.body >= 0) return;
+  if (pool_ && n.hi - n.lo >= kParallelGrain)
+    tbb::parallel_invoke([&] { pre_order(n.left, f); }, [&] { pre_order(n.right, f); });
+  else {
+    pre_order(n.left, f);
+    pre_order(n.right, f);
+  }
+}
+
+void Dca::load_bodies(const VecX& x, bool velocities) {
+  const int nb = model_.nbodies;
+  for (int i = 0; i < nb; ++i) {
+    r_[i] = x.segment<3>(7 * i);
+    const Eigen::Map<const Eigen::Vector4d> p(x.data() + 7 * i + 3);
+    R_[i] = Quat(p(0), p(1), p(2), p(3)).normalized().toRotationMatrix();
+    if (velocities) {
+      w_[i] = x.segment<3>(7 * nb + 6 * i);
+      v_[i] = x.segment<3>(7 * nb + 6 * i + 3);
+    }
+  }
+}
+
+void Dca::update_rows(bool velocities) {
+  // Frames: pose, velocity and acceleration at zero body accelerations (ω̇ = 0, r̈ = 0).
+  auto frame = [&](int body, const Transform& X, ConstraintData::Frame& f) {
+    if (body < 0) {
+      f.R = X.R;
+      f.x = X.p;
+      f.w = f.v = f.dw0 = f.a0 = Vec3::Zero();
+      return;
+    }
+    const Vec3 s = R_[body] * (X.p - model_.com[body]);  // frame origin − centre of mass
+    f.R = R_[body] * X.R;
+    f.x = r_[body] + s;
+    if (!velocities) return;
+    f.w = w_[body];
+    f.v = v_[body] + f.w.cross(s);
+    f.dw0.setZero();
+    f.a0 = f.w.cross(f.w.cross(s));
+  };
+  for (std::size_t k = 0; k < constraints_.size(); ++k) {
+    const Constraint& c = constraints_[k];
+    if (c.source == Constraint::Source::coupling) continue;
+    frame(c.joint->parent, c.joint->parent_frame, fp_[k]);
+    frame(c.joint->child, c.joint->child_frame, fc_[k]);
+  }
+  Gblk_.setZero();
+  for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+    const ConstraintRow& row = rows_[r];
+    const Constraint& c = constraints_[row.loop];
+    auto block = [&](int body) { return Gblk_.block<6, 1>(0, kMaxConstraintBodies * r + c.slot(body)); };
+    if (row.kind != Kind::coupling) {
+      const ConstraintData::Frame &p = fp_[row.loop], &ch = fc_[row.loop];
+      phi_(r) = detail::frame_position_row(row, p, ch);
+      if (velocities) {
+        phidot_(r) = detail::frame_velocity_row(row, p, ch);
+        gamma_(r) = detail::frame_bias_row(row, p, ch);
+      }
+      // dot: Φ̇ = n·(ω_c − ω_p), n = a × b. along: Φ̇ = b·(v_fc − v_fp) + (b × d)·ω_p, which on the
+      // velocities [ω; ṙ] of body k (centre r_k, σ = +1 child, −1 parent) is σ [(x_c − r_k) × b; b].
+      const Vec3 b = p.R * row.u;
+      for (int side : {c.joint->child, c.joint->parent}) {
+        if (side < 0) continue;
+        const double sigma = side == c.joint->child ? 1.0 : -1.0;
+        Vec6 g;
+        if (row.kind == Kind::dot) g << (ch.R * row.w).cross(b), Vec3::Zero();
+        else g << (ch.x - r_[side]).cross(b), b;
+        block(side) += sigma * g;
+      }
+      continue;
+    }
+    // Coupling Φ = Σ c_k q_k − value over one-coordinate joints: a revolute joint's q̇ = b·(ω_c − ω_p),
+    // b the axis in the world, a prismatic joint's the `along` rate of its axis.
+    const ModelCoupling& mc = model_.couplings[c.index];
+    double e = -mc.value, edot = 0.0, bias = 0.0;
+    for (std::size_t t = 0; t < mc.terms.size(); ++t) {
+      const ModelCoupling::Term& term = mc.terms[t];
+      const ModelJoint& mj = model_.joints[term.joint];
+      ConstraintData::Frame p, ch;
+      frame(mj.parent, mj.parent_frame, p);
+      frame(mj.child, mj.child_frame, ch);
+      double& q = coupling_q_[c.first_term + t];
+      joint_coordinates(mj.joint, Transform{p.R, p.x}.inverse() * Transform{ch.R, ch.x}, &q, &q);
+      e += term.coefficient * q;
+      const bool revolute = std::holds_alternative<Revolute>(mj.joint);
+      const Vec3 axis = revolute ? std::get<Revolute>(mj.joint).axis : std::get<Prismatic>(mj.joint).axis;
+      const ConstraintRow along{Kind::along, 0, axis, axis, {}};
+      const Vec3 b = p.R * axis;
+      if (velocities) {
+        edot += term.coefficient * (revolute ? b.dot(ch.w - p.w) : detail::frame_velocity_row(along, p, ch));
+        bias += term.coefficient * (revolute ? -p.w.cross(b).dot(ch.w - p.w) : detail::frame_bias_row(along, p, ch));
+      }
+      for (int side : {mj.child, mj.parent}) {
+        if (side < 0) continue;
+        const double sigma = side == mj.child ? 1.0 : -1.0;
+        Vec6 g;
+        if (revolute) g << b, Vec3::Zero();
+        else g << (ch.x - r_[side]).cross(b), b;
+        block(side) += sigma * term.coefficient * g;
+      }
+    }
+    phi_(r) = e;
+    if (velocities) {
+      phidot_(r) = edot;
+      gamma_(r) = bias;
+    }
+  }
+}
+
+template <class F>
+void Dca::in_pool(const F& f) {
+  if (pool_) pool_->arena.execute(f);
+  else f();
+}
+
+namespace {
+
+// out = K restricted to the 6 x 6 blocks (rows[a], cols[b]).
+void gather(const MatX& K, const std::vector<int>& rows, const std::vector<int>& cols, MatX& out) {
+  for (std::size_t a = 0; a < rows.size(); ++a)
+    for (std::size_t b = 0; b < cols.size(); ++b) out.block<6, 6>(6 * a, 6 * b) = K.block<6, 6>(6 * rows[a], 6 * cols[b]);
+}
+
+}  // namespace
+
+void Dca::factor() {
+  in_pool([&] { post_order(root_, [&](int id) { factor_node(id); }); });
+}
+
+void Dca::factor_node(int id) {
+  Node& n = nodes_[id];
+  if (n.body >= 0) {
+    n.K = body_mass(n.body);
+  } else {
+    // diag(K_A, K_B) on the children's handles.
+    n.K.setZero();
+    const Node &a = nodes_[n.left], &b = nodes_[n.right];
+    n.K.topLeftCorner(6 * a.hc(), 6 * a.hc()) = a.KC;
+    n.K.bottomRightCorner(6 * b.hc(), 6 * b.hc()) = b.KC;
+  }
+  const int r = n.rows();
+  if (r > 0) {
+    n.G.setZero();
+    for (int k = 0; k < r; ++k) {
+      const Constraint& c = constraints_[rows_[n.row[k]].loop];
+      for (int j = 0; j < c.nbodies; ++j)
+        n.G.row(k).segment<6>(n.column[k][j]) = Gblk_.col(kMaxConstraintBodies * n.row[k] + j).transpose();
+    }
+    n.K.noalias() += alpha_ * n.G.transpose() * n.G;  // the joining rows' penalty (004 eqs 9-10)
+  }
+  if (n.he() == 0) {
+    gather(n.K, n.keep, n.keep, n.KC);
+    return;
+  }
+  // Eliminate the bodies no constraint above acts on (004 eqs 21-30, as a Schur complement).
+  gather(n.K, n.elim, n.elim, n.Kee);
+  n.Lee.compute(n.Kee);
+  if (n.Lee.info() != Eigen::Success) {
+    std::string names;
+    for (int k : n.elim) names += (names.empty() ? "'" : ", '") + model_.body_name[n.H[k]] + "'";
+    throw std::runtime_error("dca: the motion of bod" + std::string(n.he() > 1 ? "ies " : "y ") + names +
+                             " is held neither by inertia nor by constraints (a direction without mass that "
+                             "no joint fixes): absolute coordinates need it");
+  }
+  if (n.hc() == 0) return;
+  gather(n.K, n.elim, n.keep, n.Kek);
+  n.X = n.Kek;
+  n.Lee.matrixL().solveInPlace(n.X);
+  gather(n.K, n.keep, n.keep, n.KC);
+  n.KC.noalias() -= n.X.transpose() * n.X;
+}
+
+Mat6 Dca::body_mass(int i) const {
+  Mat6 M = Mat6::Zero();
+  M.topLeftCorner<3, 3>() = R_[i] * Jc_[i] * R_[i].transpose();
+  M.bottomRightCorner<3, 3>() = model_.mass[i] * Mat3::Identity();
+  return M;
+}
+
+void Dca::solve(const VecX& F, const VecX& nu, VecX& out) {
+  in_pool([&] { solve_tree(F, nu, out); });
+}
+
+void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
+  // Assembly of the right-hand sides: R − Gᵀ(λ* + α ν) on the joining rows, then the elimination
+  // R_C = R_k − K_ke K_ee⁻¹ R_e (004 eqs 9-10, 31-32).
+  post_order(root_, [&](int id) {
+    Node& n = nodes_[id];
+    if (n.body >= 0) {
+      n.R = F.segment<6>(6 * n.body);
+    } else {
+      const Node &a = nodes_[n.left], &b = nodes_[n.right];
+      n.R.head(6 * a.hc()) = a.RC;
+      n.R.tail(6 * b.hc()) = b.RC;
+    }
+    const int r = n.rows();
+    if (r > 0) {
+      for (int k = 0; k < r; ++k) n.t(k) = lambda_star_(n.row[k]) + alpha_ * nu(n.row[k]);
+      n.R.noalias() -= n.G.transpose() * n.t;
+    }
+    for (int k = 0; k < n.he(); ++k) n.z.segment<6>(6 * k) = n.R.segment<6>(6 * n.elim[k]);
+    if (n.he() > 0) n.Lee.solveInPlace(n.z);
+    for (int k = 0; k < n.hc(); ++k) n.RC.segment<6>(6 * k) = n.R.segment<6>(6 * n.keep[k]);
+    if (n.he() > 0 && n.hc() > 0) n.RC.noalias() -= n.Kek.transpose() * n.z;
+  });
+  // Disassembly: the eliminated bodies' a_e = K_ee⁻¹ (R_e − K_ek a_k) from the handles' a_k, and
+  // the multipliers λ = λ* + α (G a + ν) (004 eqs 17, 21, 23).
+  pre_order(root_, [&](int id) {
+    Node& n = nodes_[id];
+    for (int k = 0; k < n.hc(); ++k) n.aH.segment<6>(6 * n.keep[k]) = n.aC.segment<6>(6 * k);
+    if (n.he() > 0) {
+      if (n.hc() > 0) {
+        n.tmp.noalias() = n.Kek * n.aC;
+        n.Lee.solveInPlace(n.tmp);
+      } else {
+        n.tmp.setZero();
+      }
+      for (int k = 0; k < n.he(); ++k) n.aH.segment<6>(6 * n.elim[k]) = n.z.segment<6>(6 * k) - n.tmp.segment<6>(6 * k);
+    }
+    const int r = n.rows();
+    if (r > 0) {
+      n.lam.noalias() = n.G * n.aH;
+      for (int k = 0; k < r; ++k) lambda_(n.row[k]) = lambda_star_(n.row[k]) + alpha_ * (n.lam(k) + nu(n.row[k]));
+    }
+    if (n.body >= 0) {
+      out.segment<6>(6 * n.body) = n.aH;
+    } else {
+      Node &a = nodes_[n.left], &b = nodes_[n.right];
+      a.aC = n.aH.head(6 * a.hc());
+      b.aC = n.aH.tail(6 * b.hc());
+    }
+  });
+}
+
+void Dca::applied_forces(double t, const VecX& x) {
+  const int nb = model_.nbodies;
+  // Wrenches [moment about the world origin; force], world axes, then about each centre of mass.
+  Q_.setZero();
+  if (has_forces_) {
+    to_joint(x, qf_, uf_);
+    update_positions(model_, kin_, qf_);
+    update_velocities(model_, kin_, qf_, uf_);
+    evaluate_forces(model_, kin_, t, qf_, uf_, forces_);
+    for (int i = 0; i < nb; ++i) {
+      Q_.segment<6>(6 * i) += forces_.applied.f_world.col(i);
+      // Joint forces τ as the wrench F = S (SᵀS)⁻¹ τ on the child, −F on the parent (Sᵀ F = τ).
+      const int nv = model_.nv_joint[i];
+      if (nv == 0) continue;
+      const auto S = kin_.S.middleCols(model_.v_index[i], nv);
+      const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> StS = S.transpose() * S;
+      const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> tau = forces_.applied.tau.segment(model_.v_index[i], nv);
+      const Vec6 F = kin_.X_world[i].act_force(S * StS.ldlt().solve(tau));
+      Q_.segment<6>(6 * i) += F;
+      if (model_.parent[i] >= 0) Q_.segment<6>(6 * model_.parent[i]) -= F;
+    }
+  }
+  for (int i = 0; i < nb; ++i) {
+    auto q = Q_.segment<6>(6 * i);
+    const Vec3 f = q.tail<3>() + model_.mass[i] * model_.gravity;
+    const Mat3 J = R_[i] * (model_.inertia[i].topLeftCorner<3, 3>() -
+                            model_.mass[i] * skew(model_.com[i]) * skew(model_.com[i]).transpose()) *
+                   R_[i].transpose();
+    q.head<3>() = q.head<3>() - r_[i].cross(q.tail<3>()) - w_[i].cross(J * w_[i]);
+    q.tail<3>() = f;
+  }
+}
+
+void Dca::body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a) {
+  load_bodies(x, true);
+  applied_forces(t, x);
+  update_rows(true);
+  factor();
+  // ν = −γ + 2μΩ Φ̇ + Ω² Φ (004 eq 6, with G a = γ).
+  nu_ = -gamma_ + 2.0 * mu_ * omega_ * phidot_ + omega_ * omega_ * phi_;
+  rhs_ = Q_;
+  lambda_star_.setZero();
+  int k = 0;
+  while (k < max_iterations_) {
+    prev_ = out_;
+    solve(rhs_, nu_, out_);
+    lambda_star_ = lambda_;
+    ++k;
+    if (k > 1 && (out_ - prev_).cwiseAbs().maxCoeff() < eps_a_) break;
+  }
+  diagnostics_.acceleration_iterations = k;
+  double residual = 0.0;
+  for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+    const Constraint& c = constraints_[rows_[r].loop];
+    double ga = -gamma_(r);
+    for (int j = 0; j < c.nbodies; ++j)
+      ga += Gblk_.col(kMaxConstraintBodies * r + j).dot(out_.segment<6>(6 * c.bodies[j]));
+    residual = std::max(residual, std::abs(ga));
+  }
+  diagnostics_.acceleration_residual = residual;
+  a = out_;
+}
+
+void Dca::derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) {
+  const int nb = model_.nbodies;
+  for (int i = 0; i < nb; ++i) {
+    dx.segment<3>(7 * i) = x.segment<3>(7 * nb + 6 * i + 3);
+    const Eigen::Map<const Eigen::Vector4d> p(x.data() + 7 * i + 3);
+    const Vec3 w = x.segment<3>(7 * nb + 6 * i);
+    // ṗ = ½ (0, ω) ⊗ p, ω in world axes.
+    dx(7 * i + 3) = -0.5 * w.dot(p.tail<3>());
+    dx.segment<3>(7 * i + 4) = 0.5 * (p(0) * w + w.cross(p.tail<3>()));
+  }
+  body_accelerations(t, x, dx.tail(6 * nb));
+}
+
+void Dca::project(Eigen::Ref<VecX> x) {
+  const int nb = model_.nbodies;
+  // Positions (004 eqs 48-49, 56, 99): matrices at q*, Δ from −M(q − q*) and ν = Φ(q).
+  load_bodies(x, false);
+  r_star_ = r_;
+  R_star_ = R_;
+  update_rows(false);
+  factor();
+  for (int i = 0; i < nb; ++i) M_star_[i] = body_mass(i);
+  lambda_star_.setZero();
+  int k = 0;
+  while (k < max_iterations_) {
+    for (int i = 0; i < nb; ++i) {  // −M (q − q*), M at q*
+      Vec6 d;
+      d << rotation_vector(R_[i] * R_star_[i].transpose()), r_[i] - r_star_[i];
+      rhs_.segment<6>(6 * i).noalias() = -M_star_[i] * d;
+    }
+    solve(rhs_, phi_, out_);
+    lambda_star_ = lambda_;
+    ++k;
+    for (int i = 0; i < nb; ++i) {
+      R_[i] = rotation_of(out_.segment<3>(6 * i)) * R_[i];
+      r_[i] += out_.segment<3>(6 * i + 3);
+    }
+    update_rows(false);
+    if (out_.cwiseAbs().maxCoeff() < eps_p_) break;
+  }
+  diagnostics_.position_iterations = k;
+  diagnostics_.position_residual = max_abs(phi_);
+  for (int i = 0; i < nb; ++i) {
+    x.segment<3>(7 * i) = r_[i];
+    const Quat p(R_[i]);
+    Quat old(x(7 * i + 3), x(7 * i + 4), x(7 * i + 5), x(7 * i + 6));
+    const double sign = p.coeffs().dot(old.coeffs()) < 0.0 ? -1.0 : 1.0;  // keep the sign: continuous p
+    x(7 * i + 3) = sign * p.w();
+    x.segment<3>(7 * i + 4) = sign * p.vec();
+  }
+  // Velocities (004 eqs 64-65, 72): matrices at the projected q, v from M v* and ν = 0.
+  load_bodies(x, true);
+  update_rows(true);
+  factor();
+  for (int i = 0; i < nb; ++i) {  // M v*
+    prev_.segment<3>(6 * i) = w_[i];
+    prev_.segment<3>(6 * i + 3) = v_[i];
+    rhs_.segment<6>(6 * i).noalias() = body_mass(i) * prev_.segment<6>(6 * i);
+  }
+  nu_.setZero();
+  lambda_star_.setZero();
+  k = 0;
+  while (k < max_iterations_) {
+    solve(rhs_, nu_, out_);
+    lambda_star_ = lambda_;
+    ++k;
+    const double change = (out_ - prev_).cwiseAbs().maxCoeff();
+    prev_ = out_;
+    if (change < eps_v_) break;
+  }
+  diagnostics_.velocity_iterations = k;
+  x.tail(6 * nb) = out_;
+  load_bodies(x, true);
+  update_rows(true);
+  diagnostics_.velocity_residual = max_abs(phidot_);
+}
+
+void Dca::accept(double /*t*/, Eigen::Ref<VecX> x) {
+  for (int i = 0; i < model_.nbodies; ++i) x.segment<4>(7 * i + 3).normalize();
+  if (projections_) project(x);
+  to_joint(x, q_joint_, u_joint_);  // the joint angles' reference, so that output stays continuous
+}
+
+void Dca::complete(double t, Eigen::Ref<VecX> x) {
+  const Diagnostics step = diagnostics_;
+  accept(t, x);
+  diagnostics_ = step;
+}
+
+std::vector<std::string> Dca::diagnostic_names() const {
+  return {"dca.iterations.acceleration", "dca.iterations.position", "dca.iterations.velocity",
+          "dca.residual.position",       "dca.residual.velocity",   "dca.residual.acceleration"};
+}
+
+void Dca::diagnostic_values(Eigen::Ref<VecX> out) const {
+  const Diagnostics& d = diagnostics_;
+  out << d.acceleration_iterations, d.position_iterations, d.velocity_iterations, d.position_residual,
+      d.velocity_residual, d.acceleration_residual;
+}
+
+void Dca::to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const {
+  const int nb = model_.nbodies;
+  BodyState s;
+  body_state(model_, q, u, s);
+  for (int i = 0; i < nb; ++i) {
+    const Transform& X = s.pose[i];
+    const Vec3 c = X.R * model_.com[i];
+    const Quat p(X.R);
+    x.segment<3>(7 * i) = X.p + c;
+    x(7 * i + 3) = p.w();
+    x.segment<3>(7 * i + 4) = p.vec();
+    // Body-frame spatial velocity [ω; v of the body frame origin] to world ω and ṙ of the centre.
+    const Vec3 w = X.R * s.velocity[i].head<3>();
+    x.segment<3>(7 * nb + 6 * i) = w;
+    x.segment<3>(7 * nb + 6 * i + 3) = X.R * s.velocity[i].tail<3>() + w.cross(c);
+  }
+  q_near_ = q;
+}
+
+void Dca::to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const {
+  const int nb = model_.nbodies;
+  for (int i = 0; i < nb; ++i) {
+    const Eigen::Map<const Eigen::Vector4d> p(x.data() + 7 * i + 3);
+    const Mat3 R = Quat(p(0), p(1), p(2), p(3)).normalized().toRotationMatrix();
+    const Vec3 c = R * model_.com[i];
+    state_.pose[i] = {R, Vec3(x.segment<3>(7 * i)) - c};
+    const Vec3 w = x.segment<3>(7 * nb + 6 * i), v = x.segment<3>(7 * nb + 6 * i + 3);
+    state_.velocity[i] << R.transpose() * w, R.transpose() * (v - w.cross(c));
+  }
+  joint_state(model_, state_, q_near_, q_joint_, u_joint_);
+  q_near_ = q_joint_;
+  q = q_joint_;
+  u = u_joint_;
+}
+
+void Dca::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {
+  VecX& x = x_joint_;
+  x.resize(state_size());
+  to_state(q, u, x);
+  body_accelerations(t, x, a_joint_);
+  // a_i (body frame) = X⁻¹ a_parent + S u̇ + c (kinematics.hpp): u̇ by least squares on S.
+  update_positions(model_, kin_, q);
+  update_velocities(model_, kin_, q, u);
+  for (int i = 0; i < model_.nbodies; ++i) {
+    const Vec3 dw = a_joint_.segment<3>(6 * i), ddr = a_joint_.segment<3>(6 * i + 3);
+    const Vec3 w = x.segment<3>(7 * model_.nbodies + 6 * i), v = x.segment<3>(7 * model_.nbodies + 6 * i + 3);
+    const Vec3 rc = x.segment<3>(7 * i);
+    Vec6 A;  // world spatial acceleration about the world origin
+    A << dw, ddr - dw.cross(rc) - w.cross(v);
+    body_acc_[i] = kin_.X_world[i].inv_act_motion(A);
+    Vec6 rel = body_acc_[i] - kin_.c[i];
+    if (model_.parent[i] >= 0) rel -= kin_.X_parent[i].inv_act_motion(body_acc_[model_.parent[i]]);
+    const int nv = model_.nv_joint[i];
+    if (nv == 0) continue;
+    const auto S = kin_.S.middleCols(model_.v_index[i], nv);
+    const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> StS = S.transpose() * S;
+    const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> Str = S.transpose() * rel;
+    udot.segment(model_.v_index[i], nv) = StS.ldlt().solve(Str);
+  }
+}
+
+}  // namespace loopdyn

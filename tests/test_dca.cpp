@@ -1,0 +1,213 @@
+// dca (paper 004, formulations/dca.hpp): accelerations against an independent null-space
+// computation and their dependence on the penalty α, the assembly tree, identical results for any
+// thread count, the projections, trajectories against lagrange-dense, and bad settings.
+#include "loopdyn/formulations/dca.hpp"
+#include "loopdyn/generators.hpp"
+#include "loopdyn/simulator.hpp"
+#include "loopdyn/square_nets.hpp"
+#include "test_support.hpp"
+
+namespace loopdyn {
+namespace {
+
+std::vector<test::LoopState> regular_states() {
+  std::vector<test::LoopState> cases;
+  for (const char* file : {"fourbar_anderson", "fivebar_malczyk", "doubleloop_malczyk", "fourbar_spatial_park",
+                           "parallel_3rrr", "double_wishbone", "fourbar_park_regular", "geared_pair", "geared_chain"})
+    cases.push_back(test::assembled_state(file, 7));
+  for (std::uint64_t seed = 400; seed < 404; ++seed) cases.push_back(test::random_loop_state(seed, 2));
+  return cases;
+}
+
+// Relative difference of two acceleration vectors, against the larger norm (at least 1).
+double relative(const VecX& a, const VecX& b) { return (a - b).norm() / std::max({1.0, a.norm(), b.norm()}); }
+
+// At closed states (Φ = 0, G u = 0 to round-off) the Baumgarte-type terms vanish and the iterated
+// augmented Lagrangian converges to the constrained accelerations: the reference is the null-space
+// solution of test_support.hpp (SVD of the joint-coordinate G with every row, no formulation).
+// 1e-6 relative is the bound (the penalty's order, 1/α = 1e-6, before iterating); the
+// iterations, stopped at a change below ε_a = 1e-10, bring it to about 1e-9.
+// Models with force elements (springs, dampers, drives) are checked against lagrange-dense instead.
+TEST(Dca, AccelerationsEqualTheNullSpaceReferenceAtClosedStates) {
+  for (const test::LoopState& c : regular_states()) {
+    const VecX reference = c.model.forces.empty() ? test::reference_accelerations(c.model, c.q, c.u)
+                                                  : test::accelerations("lagrange-dense", c);
+    const VecX udot = test::accelerations("dca", c);
+    EXPECT_LT(relative(udot, reference), 1e-6) << c.name << "\n" << udot.transpose() << "\n" << reference.transpose();
+  }
+}
+
+// With one iteration (λ* = 0) the penalty leaves an error of order 1/α (004 eq 6: λ = α(G a + ν)
+// is the penalty method), which the iterations remove: the error times α stays within a factor
+// 3 over three decades of α, and ten iterations bring every α to the converged accelerations.
+TEST(Dca, OneIterationLeavesAnErrorOfOrderOneOverAlpha) {
+  for (const char* file : {"fivebar_malczyk", "doubleloop_malczyk"}) {
+    const test::LoopState c = test::assembled_state(file, 3);
+    const VecX reference = test::reference_accelerations(c.model, c.q, c.u);
+    std::vector<double> scaled;
+    for (double alpha : {1e4, 1e5, 1e6, 1e7}) {
+      FormulationSettings fs;
+      fs.dca_alpha = alpha;
+      fs.dca_max_iterations = 1;
+      Dca once(c.model, fs);
+      VecX udot(c.model.nv);
+      once.accelerations(0.0, c.q, c.u, udot);
+      scaled.push_back(relative(udot, reference) * alpha);
+      fs.dca_max_iterations = 10;
+      Dca converged(c.model, fs);
+      converged.accelerations(0.0, c.q, c.u, udot);
+      EXPECT_LT(relative(udot, reference), 1e-8) << file << ", α = " << alpha;
+    }
+    const auto [lo, hi] = std::minmax_element(scaled.begin(), scaled.end());
+    EXPECT_GT(*lo, 0.0) << file;
+    EXPECT_LT(*hi / *lo, 3.0) << file << ": α × error " << *lo << " .. " << *hi;
+  }
+}
+
+// The assembly tree of a chain keeps two handles per node and a depth of ceil(log2 n); a ladder's
+// nodes keep the handles of the rungs at their two cuts, however long the ladder.
+TEST(Dca, AssemblyTreeIsBalancedWithFewHandles) {
+  for (int n : {7, 64, 200}) {
+    const Model chain = Model::build(chain_mechanism(n));
+    const Dca dca(chain, {});
+    const Dca::TreeShape shape = dca.tree_shape();
+    EXPECT_EQ(shape.nodes, 2 * n - 1) << n;
+    EXPECT_EQ(shape.depth, static_cast<int>(std::ceil(std::log2(n)))) << n;
+    EXPECT_LE(shape.max_handles, 2) << n;
+    EXPECT_EQ(shape.rows, 5 * n) << n;  // a revolute joint's 5 rows each
+  }
+  for (int cells : {8, 64}) {
+    const Model ladder = Model::build(ladder_mechanism(cells, LadderLayout::comb));
+    const Dca::TreeShape shape = Dca(ladder, {}).tree_shape();
+    EXPECT_LE(shape.max_handles, 6) << cells;
+  }
+}
+
+// Every node's arithmetic is the same for any thread count (dca.hpp): accelerations, multipliers
+// and projections are equal to the last bit, on a net large enough to be split into tasks.
+TEST(Dca, SameNumbersForAnyThreadCount) {
+  const Model net = Model::build(square_net_mechanism(6, 6, 0.5));
+  ASSERT_GT(net.nbodies, 2 * Dca::kParallelGrain);
+  std::vector<VecX> results;
+  for (int threads : {1, 2}) {
+    FormulationSettings fs;
+    fs.threads = threads;
+    Dca dca(net, fs);
+    EXPECT_EQ(dca.threads(), threads);
+    VecX x(dca.state_size()), dx(dca.state_size());
+    std::mt19937_64 rng(5);
+    dca.to_state(net.q0, net.u0 + test::random_vector(net.nv, rng), x);
+    x += test::random_vector(dca.state_size(), rng, 1e-6);  // off the constraints
+    dca.derivative(0.3, x, dx);
+    dca.project(x);
+    VecX all(dx.size() + x.size());
+    all << dx, x;
+    results.push_back(all);
+  }
+  EXPECT_EQ(results[0], results[1]);
+}
+
+// Kinetic energy of an absolute state: Σ ½ m ṙ² + ½ ωᵀ J ω, J about the centre of mass in world axes.
+double kinetic_energy(const Model& m, const VecX& x) {
+  double T = 0.0;
+  for (int i = 0; i < m.nbodies; ++i) {
+    const Eigen::Vector4d p = x.segment<4>(7 * i + 3);
+    const Mat3 R = Quat(p(0), p(1), p(2), p(3)).normalized().toRotationMatrix();
+    const Mat3 Jc = m.inertia[i].topLeftCorner<3, 3>() - m.mass[i] * skew(m.com[i]) * skew(m.com[i]).transpose();
+    const Vec3 w = x.segment<3>(7 * m.nbodies + 6 * i), v = x.segment<3>(7 * m.nbodies + 6 * i + 3);
+    T += 0.5 * m.mass[i] * v.squaredNorm() + 0.5 * w.dot(R * Jc * R.transpose() * w);
+  }
+  return T;
+}
+
+// The projections put a perturbed state back on the constraints (004 §3): position rows to
+// round-off (ε_p = 1e-14 on the increments), velocity rows to ε_v's level, and the joint
+// coordinates near the state before it (the perturbation over the shortest link's length). The velocity projection is
+// M-orthogonal onto ker G: it removes kinetic energy and never adds any (checked with the
+// positions left exact, so that only the velocities move).
+TEST(Dca, ProjectionsCloseEveryRowAndRemoveKineticEnergy) {
+  for (const char* file : {"fivebar_malczyk", "doubleloop_malczyk", "fourbar_spatial_park", "geared_chain"}) {
+    const test::LoopState c = test::assembled_state(file, 11);
+    Dca dca(c.model, {});
+    VecX x(dca.state_size());
+    dca.to_state(c.q, c.u, x);
+    std::mt19937_64 rng(2);
+    VecX perturbed = x + test::random_vector(dca.state_size(), rng, 1e-5);
+    dca.project(perturbed);
+    const Dca::Diagnostics& d = dca.diagnostics();
+    EXPECT_LT(d.position_residual, 1e-13) << file;
+    EXPECT_LT(d.velocity_residual, 1e-11) << file;
+    VecX q0(c.model.nq), u0(c.model.nv), q1(c.model.nq), u1(c.model.nv);
+    dca.to_joint(x, q0, u0);
+    dca.to_joint(perturbed, q1, u1);
+    // 1e-5 m on a link of a few centimetres (geared_chain's) turns it by some 1e-4 rad.
+    EXPECT_LT((q1 - q0).cwiseAbs().maxCoeff(), 1e-3) << file;
+
+    VecX faster = x;
+    faster.tail(6 * c.model.nbodies) += test::random_vector(6 * c.model.nbodies, rng, 1e-2);
+    const double before = kinetic_energy(c.model, faster);
+    dca.project(faster);
+    EXPECT_LT(dca.diagnostics().velocity_residual, 1e-11) << file;
+    EXPECT_LT(kinetic_energy(c.model, faster), before) << file;
+  }
+}
+
+// Trajectories: dca (rk4, h = 1e-3, projections every step) against lagrange-dense (dopri5 at
+// 1e-10) over 2 s from a random closed state: the joint coordinates agree within 1e-6 (rk4's
+// error at that step is about 1e-9 per unit time; the projections keep the drift at ε-level).
+TEST(Dca, TrajectoriesFollowLagrangeDense) {
+  for (const char* file : {"fourbar_anderson", "fivebar_malczyk", "doubleloop_malczyk", "parallel_3rrr"}) {
+    const test::LoopState c = test::assembled_state(file, 21);
+    auto reference = make_formulation("lagrange-dense", c.model);
+    const Trajectory ref = test::dopri5_run(c.model, *reference, c.q, c.u, 2.0, 0.5);
+    auto dca = make_formulation("dca", c.model);
+    const Trajectory run = Simulator(c.model, *dca, test::fixed_step_settings(1e-3, 2.0, 0.5, IntegratorKind::rk4)).run(c.q, c.u);
+    ASSERT_EQ(run.rows.size(), ref.rows.size()) << file;
+    for (std::size_t k = 0; k < ref.rows.size(); ++k)
+      EXPECT_LT((run.rows[k].segment(1, c.model.nq) - ref.rows[k].segment(1, c.model.nq)).cwiseAbs().maxCoeff(), 1e-6)
+          << file << " at row " << k;
+  }
+}
+
+TEST(Dca, RefusesBadSettingsNamingThem) {
+  const Model m = test::load_model("fourbar_anderson");
+  const auto message = [&](auto change) {
+    FormulationSettings fs;
+    change(fs);
+    try {
+      Dca dca(m, fs);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca_alpha = 0.0; }).find("--dca-alpha"), std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca_alpha = NAN; }).find("--dca-alpha"), std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca_mu = -1.0; }).find("--dca-mu"), std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca_omega = INFINITY; }).find("--dca-omega"), std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca_max_iterations = 0; }).find("--dca-iterations"), std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca_position_tolerance = 0.0; }).find("--dca-position-tolerance"),
+            std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.threads = -2; }).find("--threads"), std::string::npos);
+  EXPECT_EQ(message([](FormulationSettings&) {}), "no error");
+}
+
+// A body whose inertia leaves a direction free that no joint holds has no absolute-coordinate
+// dynamics: a slender bar (no inertia about its axis) on a spherical joint. dca names it.
+TEST(Dca, NamesABodyNeitherInertiaNorJointsHold) {
+  Mechanism mech;
+  mech.add_body("rod", 1.0, Vec3(0.5, 0, 0), Mat3(Vec3(0.0, 0.1, 0.1).asDiagonal()));
+  mech.add_joint("ball", JointType::spherical, "ground", "rod");
+  const Model m = Model::build(mech);
+  Dca dca(m, {});
+  VecX udot(m.nv);
+  try {
+    dca.accelerations(0.0, m.q0, m.u0, udot);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'rod'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace loopdyn
