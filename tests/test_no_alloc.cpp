@@ -9,6 +9,7 @@
 
 #include "loopdyn/body_coordinates.hpp"
 #include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/dca.hpp"
 #include "loopdyn/formulations/srm.hpp"
 #include "loopdyn/generators.hpp"
 #include "loopdyn/loop_structure.hpp"
@@ -165,6 +166,31 @@ TEST(NoAllocation, RcrAllocatesNothingPerCall) {
     EXPECT_EQ(allocations_in([&] { f->accelerations(0.0, q, u, udot); }), 0) << c.name;
     EXPECT_EQ(allocations_in([&] { f->complete_state(0.0, q, u); }), 0) << c.name;
   }
+}
+
+// dca's calls during a run: the derivative (assembly, iterations, disassembly) and the step's
+// acceptance (both projections, the joint angles' reference), on one thread and on two (oneTBB's
+// tasks come from its own pools, reused across calls), for random coupled loops, a gear train and
+// a 6 x 6 square net (84 bodies: split into tasks).
+TEST(NoAllocation, DcaAllocatesNothingPerStep) {
+  std::vector<test::LoopState> cases;
+  for (std::uint64_t seed = 300; seed < 303; ++seed) cases.push_back(test::random_loop_state(seed, 2));
+  cases.push_back(test::assembled_state("geared_chain", 1));
+  const Model net = Model::build(square_net_mechanism(6, 6, 0.5));
+  cases.push_back({"square net 6 x 6", net, net.q0, net.u0});
+  for (const test::LoopState& c : cases)
+    for (int threads : {1, 2}) {
+      FormulationSettings settings;
+      settings.threads = threads;
+      Dca dca(c.model, settings);
+      VecX x(dca.state_size()), dx(dca.state_size());
+      dca.to_state(c.q, c.u, x);
+      dca.derivative(0.0, x, dx);
+      dca.accept(0.0, x);
+      x.tail(6 * c.model.nbodies) += 1e-3 * dx.tail(6 * c.model.nbodies);  // off the constraints
+      EXPECT_EQ(allocations_in([&] { dca.derivative(0.0, x, dx); }), 0) << c.name << ", " << threads << " threads";
+      EXPECT_EQ(allocations_in([&] { dca.accept(0.0, x); }), 0) << c.name << ", " << threads << " threads";
+    }
 }
 
 // joint_state, the per-output map of the absolute-coordinate methods, with q and u sized.

@@ -371,7 +371,7 @@ void Dca::pre_order(int node, const F& f) {
   }
 }
 
-void Dca::load_bodies(const VecX& x, bool velocities) {
+void Dca::load_bodies(const Eigen::Ref<const VecX>& x, bool velocities) {
   const int nb = model_.nbodies;
   for (int i = 0; i < nb; ++i) {
     r_[i] = x.segment<3>(7 * i);
@@ -739,7 +739,7 @@ void Dca::project(Eigen::Ref<VecX> x) {
 void Dca::accept(double /*t*/, Eigen::Ref<VecX> x) {
   for (int i = 0; i < model_.nbodies; ++i) x.segment<4>(7 * i + 3).normalize();
   if (projections_) project(x);
-  to_joint(x, q_joint_, u_joint_);  // the joint angles' reference, so that output stays continuous
+  joint_state_of(x);  // the joint angles' reference, so that output stays continuous
 }
 
 void Dca::complete(double t, Eigen::Ref<VecX> x) {
@@ -779,6 +779,12 @@ void Dca::to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const {
 }
 
 void Dca::to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const {
+  joint_state_of(x);
+  q = q_joint_;
+  u = u_joint_;
+}
+
+void Dca::joint_state_of(const Eigen::Ref<const VecX>& x) const {
   const int nb = model_.nbodies;
   for (int i = 0; i < nb; ++i) {
     const Eigen::Map<const Eigen::Vector4d> p(x.data() + 7 * i + 3);
@@ -790,8 +796,6 @@ void Dca::to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const 
   }
   joint_state(model_, state_, q_near_, q_joint_, u_joint_);
   q_near_ = q_joint_;
-  q = q_joint_;
-  u = u_joint_;
 }
 
 void Dca::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {

@@ -131,7 +131,9 @@ class Dca final : public Formulation {
 
  private:
   /// Positions (and velocities, `velocities`) of x into the body workspace.
-  void load_bodies(const VecX& x, bool velocities);
+  void load_bodies(const Eigen::Ref<const VecX>& x, bool velocities);
+  /// q_joint_, u_joint_ of x (joint_state), which become the next call's reference q_near_.
+  void joint_state_of(const Eigen::Ref<const VecX>& x) const;
   /// Frames, Φ, G's row blocks and, with velocities, Φ̇ and γ of every constraint row.
   void update_rows(bool velocities);
   /// K, its elimination and factor of every node at the loaded positions.
