@@ -417,3 +417,40 @@ TEST(Cli, GenerateSquareNetWritesPaper003sNet) {
   expect_generated("square-net --rows 2 --cols 3 --tilt 0.3", scratch("generate_square_net.yaml"), 17, 5, 6);
   expect_one_line_error(run("generate square-net --rows 2 --cols 0"), "--cols must be at least 1, got 0");
 }
+
+// dca from the command line: what it ran with (α, rows, the assembly tree, threads); its
+// --diagnostics columns, whose residuals are at round-off with the projections; --threads; its
+// settings refused with one line; --reactions refused (its multipliers are not mapped yet).
+TEST(Cli, DcaPrintsItsTreeWritesDiagnosticsAndRefusesBadSettings) {
+  const std::string model = models() + "/doubleloop_malczyk.yaml";
+  const std::filesystem::path csv = scratch("dca.csv");
+  const CliResult ok =
+      run("simulate " + model + " --method dca --threads 1 --t-end 0.5 --diagnostics --out " + csv.string());
+  ASSERT_EQ(ok.status, 0) << ok.output;
+  EXPECT_NE(ok.output.find("dca         α = 1e+06, 50 constraint rows; assembly tree of 15 nodes, depth 3, at most 2 "
+                           "handles; 1 thread"),
+            std::string::npos)
+      << ok.output;
+  std::ifstream in(csv);
+  std::string header, row, last;
+  std::getline(in, header);
+  while (std::getline(in, row)) last = row;
+  EXPECT_NE(header.find(",dca.iterations.acceleration,dca.iterations.position,dca.iterations.velocity,"
+                        "dca.residual.position,dca.residual.velocity,dca.residual.acceleration"),
+            std::string::npos)
+      << header;
+  std::vector<double> values;
+  for (std::stringstream s(last); std::getline(s, row, ',');) values.push_back(std::stod(row));
+  ASSERT_GE(values.size(), 6u);
+  const std::size_t n = values.size();
+  EXPECT_GE(values[n - 6], 1.0);      // at least one iteration per evaluation
+  EXPECT_LE(values[n - 6], 10.0);     // at most the paper's 10
+  EXPECT_LT(values[n - 3], 1e-12);    // position rows after the projection (m, cosines)
+  EXPECT_LT(values[n - 2], 1e-12);    // velocity rows
+  for (const auto& [bad, why] : std::vector<std::pair<std::string, std::string>>{
+           {" --dca-alpha -1", "the penalty α (--dca-alpha) must be finite and > 0, got -1"},
+           {" --dca-iterations 0", "(--dca-iterations) must be at least 1, got 0"},
+           {" --threads -1", "the number of threads (--threads) must be >= 0"},
+           {" --reactions", "reactions need the loop multipliers, which method 'dca' does not compute"}})
+    expect_one_line_error(run("simulate " + model + " --method dca --t-end 0.1 --out " + csv.string() + bad), why);
+}

@@ -98,7 +98,7 @@ TEST(IftommA02, PositionAnalysisMethodsAndAutoFollowTheExactMotionThroughEveryCr
   const reference::BenchmarkCase c = reference::a02_case(2, 10.0);
   const Model model = Model::build(c.mechanism);
   const std::vector<Vec3> ref = c.reference(output_times(c.t_end, c.output_dt));
-  const std::vector<std::string> methods{"gcp", "nullspace", "embedding", "rcr", default_method(model).method};
+  const std::vector<std::string> methods{"gcp", "nullspace", "embedding", "rcr", "dca", default_method(model).method};
   for (const std::string& method : methods) {
     SCOPED_TRACE(method);
     const Trajectory traj = simulate(model, method, c);
@@ -185,7 +185,8 @@ TEST(IftommA02, FourLoopsThroughTwentyCrossingsEveryPositionMethodFollowsTheExac
   const std::vector<Vec3> ref = c.reference(output_times(c.t_end, c.output_dt));
   const std::vector<double> exact = exact_crossing_times(4, c.t_end);
   ASSERT_EQ(exact.size(), 20u);
-  for (const std::string& method : std::vector<std::string>{"gcp", "nullspace", "rcr", "embedding", default_method(model).method}) {
+  for (const std::string& method :
+       std::vector<std::string>{"gcp", "nullspace", "rcr", "embedding", "dca", default_method(model).method}) {
     SCOPED_TRACE(method);
     const Trajectory traj = simulate(model, method, c);
     EXPECT_LT(marker_error(traj, "B0", ref), kMarkerTolerance);
@@ -480,7 +481,7 @@ TEST(IftommParkSingular, LoopMethodsFollowTheExactMotionThroughTheChangePointOrR
   // parallelogram branch through all six crossings, which are reported.
   const reference::BenchmarkCase c = reference::park_singular_case(kModels, 10.0);
   const Model model = Model::build(c.mechanism);
-  expect_follow_or_refuse(c, {"gcp", "nullspace", "rcr", "embedding", default_method(model).method},
+  expect_follow_or_refuse(c, {"gcp", "nullspace", "rcr", "embedding", "dca", default_method(model).method},
                           {"lagrange-dense", "lagrange-on"},
                           "refuses the run: the motion can reach a change point of the loops (loops 'closure' (rank 2 -> 1)");
   // The survey finds both change points (θ = 0 and ±π) and the six passages of θ = 0 are reported.
@@ -547,7 +548,9 @@ TEST(IftommDoubleLoop, LoopMethodsFollowTheReferenceOrRefuse) {
   // model: its loops share body 3 but have different base bodies (ground and body 3).
   const reference::BenchmarkCase c = reference::doubleloop_case(kModels, 1.0);
   const Model model = Model::build(c.mechanism);
-  expect_follow_or_refuse(c, {"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding", default_method(model).method},
+  expect_follow_or_refuse(c,
+                          {"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding", "dca",
+                           default_method(model).method},
                           {"rcr"}, "are coupled (they share body 'body3') but have different base bodies");
 }
 

@@ -308,12 +308,14 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   v_.assign(nb, Vec3::Zero());
   r_star_.assign(nb, Vec3::Zero());
   R_star_.assign(nb, Mat3::Identity());
-  M_star_.assign(nb, Mat6::Identity());
+  mass_.assign(nb, Mat6::Identity());
   Q_.setZero(6 * nb);
   rhs_.setZero(6 * nb);
   out_.setZero(6 * nb);
   prev_.setZero(6 * nb);
-  for (VecX* v : {&phi_, &phidot_, &gamma_, &nu_, &lambda_, &lambda_star_}) v->setZero(m);
+  for (VecX* v : {&phi_, &phidot_, &gamma_, &nu_, &lambda_, &dlambda_, &c_, &warm_lambda_}) v->setZero(m);
+  res_.setZero(6 * nb);
+  delta_.setZero(6 * nb);
   Gblk_.setZero(6, m * kMaxConstraintBodies);
   fp_.resize(constraints_.size());
   fc_.resize(constraints_.size());
@@ -330,6 +332,12 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
 }
 
 Dca::~Dca() = default;
+
+void Dca::start(const IntegratorSettings& /*integrator*/, const VecX& q0, const VecX& /*u0*/) {
+  warm_lambda_.setZero();
+  refresh_warm_ = true;
+  q_near_ = q0;
+}
 
 Dca::TreeShape Dca::tree_shape() const {
   TreeShape s;
@@ -546,7 +554,7 @@ void Dca::solve(const VecX& F, const VecX& nu, VecX& out) {
 }
 
 void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
-  // Assembly of the right-hand sides: R − Gᵀ(λ* + α ν) on the joining rows, then the elimination
+  // Assembly of the right-hand sides: R − α Gᵀν on the joining rows, then the elimination
   // R_C = R_k − K_ke K_ee⁻¹ R_e (004 eqs 9-10, 31-32).
   post_order(root_, [&](int id) {
     Node& n = nodes_[id];
@@ -559,7 +567,7 @@ void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
     }
     const int r = n.rows();
     if (r > 0) {
-      for (int k = 0; k < r; ++k) n.t(k) = lambda_star_(n.row[k]) + alpha_ * nu(n.row[k]);
+      for (int k = 0; k < r; ++k) n.t(k) = alpha_ * nu(n.row[k]);
       n.R.noalias() -= n.G.transpose() * n.t;
     }
     for (int k = 0; k < n.he(); ++k) n.z.segment<6>(6 * k) = n.R.segment<6>(6 * n.elim[k]);
@@ -568,7 +576,7 @@ void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
     if (n.he() > 0 && n.hc() > 0) n.RC.noalias() -= n.Kek.transpose() * n.z;
   });
   // Disassembly: the eliminated bodies' a_e = K_ee⁻¹ (R_e − K_ek a_k) from the handles' a_k, and
-  // the multipliers λ = λ* + α (G a + ν) (004 eqs 17, 21, 23).
+  // the multipliers α (G a + ν) (004 eqs 17, 21, 23).
   pre_order(root_, [&](int id) {
     Node& n = nodes_[id];
     for (int k = 0; k < n.hc(); ++k) n.aH.segment<6>(6 * n.keep[k]) = n.aC.segment<6>(6 * k);
@@ -584,7 +592,7 @@ void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
     const int r = n.rows();
     if (r > 0) {
       n.lam.noalias() = n.G * n.aH;
-      for (int k = 0; k < r; ++k) lambda_(n.row[k]) = lambda_star_(n.row[k]) + alpha_ * (n.lam(k) + nu(n.row[k]));
+      for (int k = 0; k < r; ++k) dlambda_(n.row[k]) = alpha_ * (n.lam(k) + nu(n.row[k]));
     }
     if (n.body >= 0) {
       out.segment<6>(6 * n.body) = n.aH;
@@ -634,29 +642,47 @@ void Dca::body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a) {
   applied_forces(t, x);
   update_rows(true);
   factor();
+  for (int i = 0; i < model_.nbodies; ++i) mass_[i] = body_mass(i);
   // ν = −γ + 2μΩ Φ̇ + Ω² Φ (004 eq 6, with G a = γ).
   nu_ = -gamma_ + 2.0 * mu_ * omega_ * phidot_ + omega_ * omega_ * phi_;
-  rhs_ = Q_;
-  lambda_star_.setZero();
-  int k = 0;
-  while (k < max_iterations_) {
-    prev_ = out_;
-    solve(rhs_, nu_, out_);
-    lambda_star_ = lambda_;
-    ++k;
-    if (k > 1 && (out_ - prev_).cwiseAbs().maxCoeff() < eps_a_) break;
-  }
-  diagnostics_.acceleration_iterations = k;
-  double residual = 0.0;
+  out_.setZero();
+  lambda_ = warm_lambda_;
+  diagnostics_.acceleration_iterations = refine(Q_, nu_, eps_a_, out_);
+  if (refresh_warm_) warm_lambda_ = lambda_;
+  refresh_warm_ = false;
+  constraint_residual(out_, nu_);
+  diagnostics_.acceleration_residual = max_abs(c_);
+  a = out_;
+}
+
+void Dca::constraint_residual(const VecX& x, const VecX& nu) {
   for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
     const Constraint& c = constraints_[rows_[r].loop];
-    double ga = -gamma_(r);
-    for (int j = 0; j < c.nbodies; ++j)
-      ga += Gblk_.col(kMaxConstraintBodies * r + j).dot(out_.segment<6>(6 * c.bodies[j]));
-    residual = std::max(residual, std::abs(ga));
+    c_(r) = nu(r);
+    for (int j = 0; j < c.nbodies; ++j) c_(r) += Gblk_.col(kMaxConstraintBodies * r + j).dot(x.segment<6>(6 * c.bodies[j]));
   }
-  diagnostics_.acceleration_residual = residual;
-  a = out_;
+}
+
+void Dca::force_residual(const VecX& F, const VecX& x) {
+  for (int i = 0; i < model_.nbodies; ++i) res_.segment<6>(6 * i).noalias() = F.segment<6>(6 * i) - mass_[i] * x.segment<6>(6 * i);
+  for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+    const Constraint& c = constraints_[rows_[r].loop];
+    for (int j = 0; j < c.nbodies; ++j) res_.segment<6>(6 * c.bodies[j]) -= lambda_(r) * Gblk_.col(kMaxConstraintBodies * r + j);
+  }
+}
+
+int Dca::refine(const VecX& F, const VecX& nu, double tolerance, VecX& x) {
+  int k = 0;
+  while (k < max_iterations_) {
+    force_residual(F, x);
+    constraint_residual(x, nu);
+    solve(res_, c_, delta_);
+    x += delta_;
+    lambda_ += dlambda_;
+    ++k;
+    if (delta_.cwiseAbs().maxCoeff() < tolerance) break;
+  }
+  return k;
 }
 
 void Dca::derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) {
@@ -680,17 +706,23 @@ void Dca::project(Eigen::Ref<VecX> x) {
   R_star_ = R_;
   update_rows(false);
   factor();
-  for (int i = 0; i < nb; ++i) M_star_[i] = body_mass(i);
-  lambda_star_.setZero();
+  for (int i = 0; i < nb; ++i) mass_[i] = body_mass(i);
+  lambda_.setZero();
   int k = 0;
   while (k < max_iterations_) {
-    for (int i = 0; i < nb; ++i) {  // −M (q − q*), M at q*
+    // Residuals of M (q − q*) + Gᵀλ = 0 and Φ(q) = 0 at the current q and λ; the correction Δ of
+    // the modified Newton iteration (eq 99), with the matrices at q*, solves for them.
+    for (int i = 0; i < nb; ++i) {
       Vec6 d;
       d << rotation_vector(R_[i] * R_star_[i].transpose()), r_[i] - r_star_[i];
-      rhs_.segment<6>(6 * i).noalias() = -M_star_[i] * d;
+      res_.segment<6>(6 * i).noalias() = -mass_[i] * d;
     }
-    solve(rhs_, phi_, out_);
-    lambda_star_ = lambda_;
+    for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+      const Constraint& c = constraints_[rows_[r].loop];
+      for (int j = 0; j < c.nbodies; ++j) res_.segment<6>(6 * c.bodies[j]) -= lambda_(r) * Gblk_.col(kMaxConstraintBodies * r + j);
+    }
+    solve(res_, phi_, out_);
+    lambda_ += dlambda_;
     ++k;
     for (int i = 0; i < nb; ++i) {
       R_[i] = rotation_of(out_.segment<3>(6 * i)) * R_[i];
@@ -713,22 +745,16 @@ void Dca::project(Eigen::Ref<VecX> x) {
   load_bodies(x, true);
   update_rows(true);
   factor();
-  for (int i = 0; i < nb; ++i) {  // M v*
+  for (int i = 0; i < nb; ++i) {  // F = M v*, x from v*
+    mass_[i] = body_mass(i);
     prev_.segment<3>(6 * i) = w_[i];
     prev_.segment<3>(6 * i + 3) = v_[i];
-    rhs_.segment<6>(6 * i).noalias() = body_mass(i) * prev_.segment<6>(6 * i);
+    rhs_.segment<6>(6 * i).noalias() = mass_[i] * prev_.segment<6>(6 * i);
   }
+  out_ = prev_;
   nu_.setZero();
-  lambda_star_.setZero();
-  k = 0;
-  while (k < max_iterations_) {
-    solve(rhs_, nu_, out_);
-    lambda_star_ = lambda_;
-    ++k;
-    const double change = (out_ - prev_).cwiseAbs().maxCoeff();
-    prev_ = out_;
-    if (change < eps_v_) break;
-  }
+  lambda_.setZero();
+  k = refine(rhs_, nu_, eps_v_, out_);
   diagnostics_.velocity_iterations = k;
   x.tail(6 * nb) = out_;
   load_bodies(x, true);
@@ -738,7 +764,16 @@ void Dca::project(Eigen::Ref<VecX> x) {
 
 void Dca::accept(double /*t*/, Eigen::Ref<VecX> x) {
   for (int i = 0; i < model_.nbodies; ++i) x.segment<4>(7 * i + 3).normalize();
-  if (projections_) project(x);
+  refresh_warm_ = true;
+  if (projections_) {
+    project(x);
+  } else {
+    load_bodies(x, true);
+    update_rows(true);
+    diagnostics_.position_iterations = diagnostics_.velocity_iterations = 0;
+    diagnostics_.position_residual = max_abs(phi_);
+    diagnostics_.velocity_residual = max_abs(phidot_);
+  }
   joint_state_of(x);  // the joint angles' reference, so that output stays continuous
 }
 
