@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/assembly.hpp"
+#include "problem.hpp"
 #include "loopdyn/formulations/srm.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/loop_structure.hpp"
@@ -22,23 +22,9 @@
 namespace loopdyn {
 namespace {
 
-struct Problem {
-  std::string name;
-  Model model;
-  VecX q, u;
-};
-
-Problem from_file(const std::string& dir, const std::string& name) {
-  Model m = Model::build(load_mechanism(dir + "/" + name + ".yaml"));
-  const AssemblyResult a = assemble(m, m.loops().constraints, m.q0, m.u0);
-  return {name, std::move(m), a.q, a.u};
-}
-
-Problem generated(std::string name, const Mechanism& mechanism) {
-  Model m = Model::build(mechanism);
-  VecX q = m.q0, u = m.u0;
-  return {std::move(name), std::move(m), q, u};
-}
+using bench::Problem;
+using bench::from_file;
+using bench::generated;
 
 SimulationSettings rk2(double h, double t_end, double output_dt) {
   SimulationSettings s;
