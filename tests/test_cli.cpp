@@ -420,7 +420,7 @@ TEST(Cli, GenerateSquareNetWritesPaper003sNet) {
 
 // dca from the command line: what it ran with (α, rows, the assembly tree, threads); its
 // --diagnostics columns, whose residuals are at round-off with the projections; --threads; its
-// settings refused with one line; --reactions refused (its multipliers are not mapped yet).
+// settings refused with one line.
 TEST(Cli, DcaPrintsItsTreeWritesDiagnosticsAndRefusesBadSettings) {
   const std::string model = models() + "/doubleloop_malczyk.yaml";
   const std::filesystem::path csv = scratch("dca.csv");
@@ -450,7 +450,6 @@ TEST(Cli, DcaPrintsItsTreeWritesDiagnosticsAndRefusesBadSettings) {
   for (const auto& [bad, why] : std::vector<std::pair<std::string, std::string>>{
            {" --dca-alpha -1", "the penalty α (--dca-alpha) must be finite and > 0, got -1"},
            {" --dca-iterations 0", "(--dca-iterations) must be at least 1, got 0"},
-           {" --threads -1", "the number of threads (--threads) must be >= 0"},
-           {" --reactions", "reactions need the loop multipliers, which method 'dca' does not compute"}})
+           {" --threads -1", "the number of threads (--threads) must be >= 0"}})
     expect_one_line_error(run("simulate " + model + " --method dca --t-end 0.1 --out " + csv.string() + bad), why);
 }

@@ -38,6 +38,24 @@ TEST(Dca, AccelerationsEqualTheNullSpaceReferenceAtClosedStates) {
   }
 }
 
+// dca's multipliers, mapped from all its rows to the model's kept rows (dca.hpp), are lagrange-
+// dense's at regular closed states: the reaction each loop joint transmits is unique where its kept
+// rows are independent, whichever rows carry it. 1e-8 relative: both are converged to round-off,
+// and the map is a least-squares fit of six wrench components.
+TEST(Dca, MultipliersOnTheKeptRowsAreLagrangeDenses) {
+  for (const test::LoopState& c : regular_states()) {
+    auto dense = make_formulation("lagrange-dense", c.model);
+    auto dca = make_formulation("dca", c.model);
+    VecX udot(c.model.nv);
+    dense->accelerations(0.0, c.q, c.u, udot);
+    dca->accelerations(0.0, c.q, c.u, udot);
+    const VecX& a = dca->multipliers();
+    const VecX& b = dense->multipliers();
+    ASSERT_EQ(a.size(), b.size()) << c.name;
+    EXPECT_LT((a - b).norm(), 1e-8 * std::max(1.0, b.norm())) << c.name << "\n" << a.transpose() << "\n" << b.transpose();
+  }
+}
+
 // With one iteration (λ* = 0) the penalty leaves an error of order 1/α (004 eq 6: λ = α(G a + ν)
 // is the penalty method), which the iterations remove: the error times α stays within a factor
 // 3 over three decades of α, and the iterations bring every α to the converged accelerations.

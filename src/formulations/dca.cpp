@@ -13,6 +13,7 @@
 
 #include "../constraint_rows.hpp"
 #include "loopdyn/kinematics.hpp"
+#include "loopdyn/loop_structure.hpp"
 
 namespace loopdyn {
 
@@ -145,7 +146,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
       eps_v_(settings.dca_velocity_tolerance), eps_a_(settings.dca_acceleration_tolerance),
       projections_(settings.dca_projections),
       threads_(settings.threads > 0 ? settings.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
-      kin_(model), forces_(model), q_near_(model.q0) {
+      joint_rows_(model), kin_(model), forces_(model), q_near_(model.q0) {
   check_setting(std::isfinite(alpha_) && alpha_ > 0.0, "the penalty α (--dca-alpha) must be finite and > 0", alpha_);
   check_setting(std::isfinite(mu_) && mu_ >= 0.0, "μ (--dca-mu) must be finite and >= 0", mu_);
   check_setting(std::isfinite(omega_) && omega_ >= 0.0, "Ω (--dca-omega) must be finite and >= 0", omega_);
@@ -329,6 +330,13 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   x_joint_.setZero(13 * nb);
   a_joint_.setZero(6 * nb);
   body_acc_.assign(nb, Vec6::Zero());
+
+  const LoopStructure& loops = model.loops();
+  kept_lambda_.setZero(loops.constraints.rows());
+  G_all_.setZero(loops.unreduced.rows(), model.nv);
+  G_kept_.setZero(loops.constraints.rows(), model.nv);
+  // The rows of the loop joints and couplings come last, in the order of Constraints::all_rows.
+  loop_rows_ = loops.unreduced.rows();
 }
 
 Dca::~Dca() = default;
@@ -655,6 +663,7 @@ void Dca::body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a) {
   a = out_;
 }
 
+
 void Dca::constraint_residual(const VecX& x, const VecX& nu) {
   for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
     const Constraint& c = constraints_[rows_[r].loop];
@@ -857,6 +866,13 @@ void Dca::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX>
     const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> Str = S.transpose() * rel;
     udot.segment(model_.v_index[i], nv) = StS.ldlt().solve(Str);
   }
+  // λ on the kept rows: G_keptᵀ λ_kept = G_allᵀ λ_all (see multipliers()).
+  const LoopStructure& loops = model_.loops();
+  if (loops.constraints.rows() == 0) return;
+  constraint_jacobian(model_, loops.unreduced, kin_, joint_rows_, G_all_);
+  constraint_jacobian(model_, loops.constraints, kin_, joint_rows_, G_kept_);
+  const VecX generalized = G_all_.transpose() * lambda_.tail(loop_rows_);
+  kept_lambda_ = G_kept_.transpose().jacobiSvd(Eigen::ComputeThinU | Eigen::ComputeThinV).solve(generalized);
 }
 
 }  // namespace loopdyn

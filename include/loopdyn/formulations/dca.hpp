@@ -103,6 +103,14 @@ class Dca final : public Formulation {
   void complete(double t, Eigen::Ref<VecX> x) override;
   void to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const override;
 
+  /// The loop multipliers of the last accelerations(t, q, u) (joint_accelerations: the output
+  /// rows) on the model's kept rows (loop_structure.hpp), as every other method reports them for
+  /// `--reactions`: dca's rows of the loop joints and couplings are the model's unreduced rows in
+  /// the same order, and λ_kept solves G_keptᵀ λ_kept = G_allᵀ λ_all in joint space (least
+  /// squares, exact where the dropped rows are combinations of the kept ones, as the structural
+  /// reduction guarantees). Not computed by derivative().
+  const VecX& multipliers() const override { return kept_lambda_; }
+
   /// Body accelerations [ω̇; r̈] (6 per body, world axes) at x.
   void body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a);
   /// Projects the positions, then the velocities, of x onto the constraints (see the file comment).
@@ -203,6 +211,10 @@ class Dca final : public Formulation {
   // Rows: Φ, Φ̇, γ, ν, λ, λ* (rows); G blocks (6 per row and body of its constraint).
   VecX phi_, phidot_, gamma_, nu_, lambda_, dlambda_, c_;
   VecX warm_lambda_;          ///< λ at the last accepted state: the first λ* of every evaluation
+  VecX kept_lambda_;          ///< multipliers(): λ on the model's kept rows
+  ConstraintData joint_rows_;  ///< the joint-coordinate Jacobians of the unreduced and kept rows
+  MatX G_all_, G_kept_;
+  int loop_rows_ = 0;  ///< rows of the loop joints and couplings, the last of rows_
   bool refresh_warm_ = true;  ///< the next evaluation is the first at an accepted state
   VecX res_, delta_;  ///< (6 nbodies) force residual and correction of refine()
   Mat6X Gblk_;
