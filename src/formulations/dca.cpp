@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
 #include <queue>
 #include <sstream>
 #include <stdexcept>
@@ -34,6 +37,12 @@ Vec3 rotation_vector(const Mat3& R) {
   const Eigen::AngleAxisd aa(R);
   return aa.angle() * aa.axis();
 }
+
+// The corrections have reached round-off: they no longer shrink by a factor 4 per iteration
+// (they did by 1/(1 + α σ) ≪ 1 while converging). Absolute tolerances like 004's ε_p = 1e-14 m
+// sit below the round-off of positions far from the origin (a 1024-link chain's reach 1e3 m:
+// 1e-13 m), where they would always run the maximum number of iterations.
+bool settled(double size, double last) { return size > 0.25 * last; }
 
 Mat3 rotation_of(const Vec3& theta) {
   const double angle = theta.norm();
@@ -94,6 +103,21 @@ struct Dca::Node {
 struct Dca::Pool {
   explicit Pool(int threads) : arena(threads) {}
   tbb::task_arena arena;
+
+  /// One arena per thread count for the whole process, shared by every dca that asks for it:
+  /// oneTBB's workers serve the arenas that exist, and with one per formulation the two-thread
+  /// speed-up vanished after a dozen formulations had been made (bench/bench_dca.cpp).
+  static std::shared_ptr<Pool> shared(int threads) {
+    static std::mutex mutex;
+    static std::map<int, std::weak_ptr<Pool>> pools;
+    const std::lock_guard<std::mutex> lock(mutex);
+    std::shared_ptr<Pool> pool = pools[threads].lock();
+    if (!pool) {
+      pool = std::make_shared<Pool>(threads);
+      pools[threads] = pool;
+    }
+    return pool;
+  }
 };
 
 namespace {
@@ -146,7 +170,8 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
       eps_v_(settings.dca_velocity_tolerance), eps_a_(settings.dca_acceleration_tolerance),
       projections_(settings.dca_projections),
       threads_(settings.threads > 0 ? settings.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
-      joint_rows_(model), kin_(model), forces_(model), q_near_(model.q0) {
+      kept_solver_(model.loops().constraints.rows(), settings.rank_tolerance), joint_rows_(model), kin_(model),
+      forces_(model), q_near_(model.q0) {
   check_setting(std::isfinite(alpha_) && alpha_ > 0.0, "the penalty α (--dca-alpha) must be finite and > 0", alpha_);
   check_setting(std::isfinite(mu_) && mu_ >= 0.0, "μ (--dca-mu) must be finite and >= 0", mu_);
   check_setting(std::isfinite(omega_) && omega_ >= 0.0, "Ω (--dca-omega) must be finite and >= 0", omega_);
@@ -158,7 +183,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
     check_setting(std::isfinite(eps) && eps > 0.0, what, eps);
   check_setting(settings.threads >= 0, "the number of threads (--threads) must be >= 0 (0: the machine's cores)",
                 settings.threads);
-  if (threads_ > 1) pool_ = std::make_unique<Pool>(threads_);
+  if (threads_ > 1) pool_ = Pool::shared(threads_);
 
   const int nb = model.nbodies;
   for (int i = 0; i < nb; ++i) {
@@ -335,6 +360,9 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   kept_lambda_.setZero(loops.constraints.rows());
   G_all_.setZero(loops.unreduced.rows(), model.nv);
   G_kept_.setZero(loops.constraints.rows(), model.nv);
+  generalized_.setZero(model.nv);
+  kept_rhs_.setZero(loops.constraints.rows());
+  kept_normal_.setZero(loops.constraints.rows(), loops.constraints.rows());
   // The rows of the loop joints and couplings come last, in the order of Constraints::all_rows.
   loop_rows_ = loops.unreduced.rows();
 }
@@ -682,6 +710,7 @@ void Dca::force_residual(const VecX& F, const VecX& x) {
 
 int Dca::refine(const VecX& F, const VecX& nu, double tolerance, VecX& x) {
   int k = 0;
+  double last = std::numeric_limits<double>::infinity();
   while (k < max_iterations_) {
     force_residual(F, x);
     constraint_residual(x, nu);
@@ -689,7 +718,9 @@ int Dca::refine(const VecX& F, const VecX& nu, double tolerance, VecX& x) {
     x += delta_;
     lambda_ += dlambda_;
     ++k;
-    if (delta_.cwiseAbs().maxCoeff() < tolerance) break;
+    const double size = delta_.cwiseAbs().maxCoeff();
+    if (size < tolerance || settled(size, last)) break;
+    last = size;
   }
   return k;
 }
@@ -718,6 +749,7 @@ void Dca::project(Eigen::Ref<VecX> x) {
   for (int i = 0; i < nb; ++i) mass_[i] = body_mass(i);
   lambda_.setZero();
   int k = 0;
+  double last = std::numeric_limits<double>::infinity();
   while (k < max_iterations_) {
     // Residuals of M (q − q*) + Gᵀλ = 0 and Φ(q) = 0 at the current q and λ; the correction Δ of
     // the modified Newton iteration (eq 99), with the matrices at q*, solves for them.
@@ -738,7 +770,9 @@ void Dca::project(Eigen::Ref<VecX> x) {
       r_[i] += out_.segment<3>(6 * i + 3);
     }
     update_rows(false);
-    if (out_.cwiseAbs().maxCoeff() < eps_p_) break;
+    const double size = out_.cwiseAbs().maxCoeff();
+    if (size < eps_p_ || settled(size, last)) break;
+    last = size;
   }
   diagnostics_.position_iterations = k;
   diagnostics_.position_residual = max_abs(phi_);
@@ -866,13 +900,23 @@ void Dca::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX>
     const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> Str = S.transpose() * rel;
     udot.segment(model_.v_index[i], nv) = StS.ldlt().solve(Str);
   }
-  // λ on the kept rows: G_keptᵀ λ_kept = G_allᵀ λ_all (see multipliers()).
+  kept_stale_ = true;  // multipliers() maps λ on demand, at this (q, u)
+}
+
+const VecX& Dca::multipliers() const {
+  // λ on the kept rows: G_keptᵀ λ_kept = G_allᵀ λ_all in the least-squares sense, by the normal
+  // equations G_k G_kᵀ λ_kept = G_k G_allᵀ λ_all (minimum norm where G_k loses rank).
   const LoopStructure& loops = model_.loops();
-  if (loops.constraints.rows() == 0) return;
+  if (!kept_stale_ || loops.constraints.rows() == 0) return kept_lambda_;
+  kept_stale_ = false;
   constraint_jacobian(model_, loops.unreduced, kin_, joint_rows_, G_all_);
   constraint_jacobian(model_, loops.constraints, kin_, joint_rows_, G_kept_);
-  const VecX generalized = G_all_.transpose() * lambda_.tail(loop_rows_);
-  kept_lambda_ = G_kept_.transpose().jacobiSvd(Eigen::ComputeThinU | Eigen::ComputeThinV).solve(generalized);
+  generalized_.noalias() = G_all_.transpose() * lambda_.tail(loop_rows_);
+  kept_rhs_.noalias() = G_kept_ * generalized_;
+  kept_normal_.noalias() = G_kept_ * G_kept_.transpose();
+  kept_solver_.compute(kept_normal_);
+  kept_solver_.solve(kept_rhs_, kept_lambda_);
+  return kept_lambda_;
 }
 
 }  // namespace loopdyn

@@ -71,6 +71,7 @@
 #include "loopdyn/constraints.hpp"
 #include "loopdyn/body_coordinates.hpp"
 #include "loopdyn/forces.hpp"
+#include "loopdyn/linalg.hpp"
 #include "loopdyn/formulation.hpp"
 
 namespace loopdyn {
@@ -109,7 +110,7 @@ class Dca final : public Formulation {
   /// the same order, and λ_kept solves G_keptᵀ λ_kept = G_allᵀ λ_all in joint space (least
   /// squares, exact where the dropped rows are combinations of the kept ones, as the structural
   /// reduction guarantees). Not computed by derivative().
-  const VecX& multipliers() const override { return kept_lambda_; }
+  const VecX& multipliers() const override;
 
   /// Body accelerations [ω̇; r̈] (6 per body, world axes) at x.
   void body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a);
@@ -190,7 +191,7 @@ class Dca final : public Formulation {
   bool projections_;
   int threads_;
   struct Pool;  ///< the oneTBB task arena (dca.cpp)
-  std::unique_ptr<Pool> pool_;
+  std::shared_ptr<Pool> pool_;
 
   std::vector<Constraint> constraints_;
   std::vector<ConstraintRow> rows_;  ///< every row, ConstraintRow::loop = index in constraints_
@@ -211,9 +212,13 @@ class Dca final : public Formulation {
   // Rows: Φ, Φ̇, γ, ν, λ, λ* (rows); G blocks (6 per row and body of its constraint).
   VecX phi_, phidot_, gamma_, nu_, lambda_, dlambda_, c_;
   VecX warm_lambda_;          ///< λ at the last accepted state: the first λ* of every evaluation
-  VecX kept_lambda_;          ///< multipliers(): λ on the model's kept rows
-  ConstraintData joint_rows_;  ///< the joint-coordinate Jacobians of the unreduced and kept rows
-  MatX G_all_, G_kept_;
+  // multipliers(), computed on demand after accelerations(t, q, u).
+  mutable bool kept_stale_ = false;
+  mutable VecX kept_lambda_, generalized_, kept_rhs_;  ///< λ on the model's kept rows, G_allᵀλ, G_k G_allᵀλ
+  mutable MatX kept_normal_;                            ///< G_k G_kᵀ
+  mutable PsdSolver kept_solver_;
+  mutable ConstraintData joint_rows_;  ///< the joint-coordinate Jacobians of the unreduced and kept rows
+  mutable MatX G_all_, G_kept_;
   int loop_rows_ = 0;  ///< rows of the loop joints and couplings, the last of rows_
   bool refresh_warm_ = true;  ///< the next evaluation is the first at an accepted state
   VecX res_, delta_;  ///< (6 nbodies) force residual and correction of refine()
