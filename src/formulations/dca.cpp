@@ -38,11 +38,13 @@ Vec3 rotation_vector(const Mat3& R) {
   return aa.angle() * aa.axis();
 }
 
-// The corrections have reached round-off: they no longer shrink by a factor 4 per iteration
-// (they did by 1/(1 + α σ) ≪ 1 while converging). Absolute tolerances like 004's ε_p = 1e-14 m
-// sit below the round-off of positions far from the origin (a 1024-link chain's reach 1e3 m:
-// 1e-13 m), where they would always run the maximum number of iterations.
-bool settled(double size, double last) { return size > 0.25 * last; }
+// The smallest correction worth asking for: the tolerance, or 100 ulps of the largest value being
+// corrected, whichever is larger. 004's absolute ε_p = 1e-14 m sits below the round-off of
+// positions far from the origin (a 1024-link chain reaches 1e3 m, whose ulp is 1e-13 m): there
+// every projection would run the maximum number of iterations.
+double floor_of(double tolerance, double largest) {
+  return std::max(tolerance, 100.0 * std::numeric_limits<double>::epsilon() * largest);
+}
 
 Mat3 rotation_of(const Vec3& theta) {
   const double angle = theta.norm();
@@ -710,7 +712,6 @@ void Dca::force_residual(const VecX& F, const VecX& x) {
 
 int Dca::refine(const VecX& F, const VecX& nu, double tolerance, VecX& x) {
   int k = 0;
-  double last = std::numeric_limits<double>::infinity();
   while (k < max_iterations_) {
     force_residual(F, x);
     constraint_residual(x, nu);
@@ -718,9 +719,7 @@ int Dca::refine(const VecX& F, const VecX& nu, double tolerance, VecX& x) {
     x += delta_;
     lambda_ += dlambda_;
     ++k;
-    const double size = delta_.cwiseAbs().maxCoeff();
-    if (size < tolerance || settled(size, last)) break;
-    last = size;
+    if (delta_.cwiseAbs().maxCoeff() < floor_of(tolerance, x.cwiseAbs().maxCoeff())) break;
   }
   return k;
 }
@@ -749,7 +748,6 @@ void Dca::project(Eigen::Ref<VecX> x) {
   for (int i = 0; i < nb; ++i) mass_[i] = body_mass(i);
   lambda_.setZero();
   int k = 0;
-  double last = std::numeric_limits<double>::infinity();
   while (k < max_iterations_) {
     // Residuals of M (q − q*) + Gᵀλ = 0 and Φ(q) = 0 at the current q and λ; the correction Δ of
     // the modified Newton iteration (eq 99), with the matrices at q*, solves for them.
@@ -770,9 +768,9 @@ void Dca::project(Eigen::Ref<VecX> x) {
       r_[i] += out_.segment<3>(6 * i + 3);
     }
     update_rows(false);
-    const double size = out_.cwiseAbs().maxCoeff();
-    if (size < eps_p_ || settled(size, last)) break;
-    last = size;
+    double reach = 1.0;  // radians, and the farthest centre of mass
+    for (int i = 0; i < nb; ++i) reach = std::max(reach, r_[i].cwiseAbs().maxCoeff());
+    if (out_.cwiseAbs().maxCoeff() < floor_of(eps_p_, reach)) break;
   }
   diagnostics_.position_iterations = k;
   diagnostics_.position_residual = max_abs(phi_);
