@@ -15,16 +15,19 @@
 //
 // Multipliers (004 eqs 6, 17). λ = λ* + α (G a + ν), ν = −γ + 2μΩ Φ̇ + Ω² Φ, with G a = γ the
 // acceleration constraint (Φ̈ = G a − γ), λ* the previous iteration's multipliers. At the first
-// iteration 004 takes λ* = 0; dca takes the last evaluation's λ. Near a singular configuration the
+// iteration 004 takes λ* = 0; dca takes λ at the last accepted state. Near a singular configuration the
 // iterations gain only a factor 1/(1 + α σ) per iteration along the soft direction (σ → 0, the
 // eigenvalue of G M⁻¹ Gᵀ that vanishes there): from 0, the paper's 10 iterations left a residual
 // of 1e-3 at each passage of 001's singular four-bar and an energy error of about 4e-5 J each;
 // from the last λ, which changes little between evaluations, they converge there too.
 // With M a + Gᵀ λ = Q, one iteration solves
 //     [M  Gᵀ; G  −1/α] [a; λ] = [Q; −ν − λ*/α]
-// and its fixed point is the constrained motion, G a = γ − (2μΩ Φ̇ + Ω² Φ), with minimum-norm
-// multipliers on redundant rows. Iterations stop when the largest change of a body acceleration is
-// below ε_a, or after the maximum count.
+// and its fixed point is the constrained motion, G a = γ − (2μΩ Φ̇ + Ω² Φ). Each iteration adds
+// α (G a + ν), in the range of G, so from 0 the multipliers of redundant rows are those of least
+// norm; from the warm start they keep the previous split, which changes neither a nor the
+// reactions (multipliers()). Iterations stop when the largest change of a body acceleration is
+// below ε_a (or 100 ulps of the largest acceleration, if that is larger), or after the maximum
+// count.
 //
 // Divide and conquer (004 §2.2-2.3). The bodies are ordered by Cuthill-McKee on the joint graph (a
 // breadth-first order from a pseudo-peripheral body, so that a contiguous range of it has few
