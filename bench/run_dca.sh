@@ -49,8 +49,7 @@ min_time=0.05
 
 build_bench bench_dca
 
-"$build/bench/bench_dca" --benchmark_format=json --benchmark_repetitions="$repetitions" \
-  --benchmark_min_time="$min_time" --benchmark_report_aggregates_only=true --benchmark_out="$out" "$@" > /dev/null
+run_bench bench_dca "$out" "$repetitions" "$min_time" "$@"
 
 python3 - "$out" "$repetitions" "$root/bench" "$min_time" "$build" "bench/run_dca.sh${*:+ $*}" <<'EOF'
 import math

@@ -30,8 +30,7 @@ min_time=0.05
 
 build_bench bench_square_nets
 
-"$build/bench/bench_square_nets" --benchmark_format=json --benchmark_repetitions="$repetitions" \
-  --benchmark_min_time="$min_time" --benchmark_report_aggregates_only=true --benchmark_out="$out" "$@" > /dev/null
+run_bench bench_square_nets "$out" "$repetitions" "$min_time" "$@"
 
 python3 - "$out" "$repetitions" "$root/bench" "$min_time" "$build" <<'EOF'
 import sys

@@ -6,7 +6,6 @@
 #include <map>
 #include <mutex>
 #include <queue>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -17,6 +16,7 @@
 #include "../constraint_rows.hpp"
 #include "loopdyn/kinematics.hpp"
 #include "loopdyn/loop_structure.hpp"
+#include "setting_check.hpp"
 
 namespace loopdyn {
 
@@ -25,12 +25,7 @@ namespace {
 using Kind = ConstraintRow::Kind;
 constexpr int kMaxConstraintBodies = 4;  // a joint's two; a coupling of two joints' four
 
-void check_setting(bool ok, const char* what, double value) {
-  if (ok) return;
-  std::ostringstream s;
-  s << "dca: " << what << ", got " << value;
-  throw std::invalid_argument(s.str());
-}
+void check_setting(bool ok, const char* what, double value) { detail::check_setting(ok, "dca", what, value); }
 
 // Rotation vector θ with Rot(θ) = R (log map), for the small rotations of a projection.
 Vec3 rotation_vector(const Mat3& R) {
@@ -61,7 +56,6 @@ struct Dca::Constraint {
   int first_row = 0, rows = 0;
   std::array<int, kMaxConstraintBodies> bodies{};
   int nbodies = 0;
-  int node = -1;  ///< where it is eliminated
   int first_term = 0;  ///< couplings: index of its first term in coupling_q_
   const ModelJoint* joint = nullptr;  ///< joints
 
@@ -285,7 +279,6 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
       else if (lo >= nodes_[n.right].lo) node = n.right;
       else break;
     }
-    c.node = node;
     nodes_[node].constraints.push_back(k);
     for (int j = 0; j < c.nbodies; ++j)
       for (int n = leaf_of_body_[c.bodies[j]]; n != node; n = nodes_[n].parent) {
@@ -534,13 +527,14 @@ void gather(const MatX& K, const std::vector<int>& rows, const std::vector<int>&
 }  // namespace
 
 void Dca::factor() {
+  for (int i = 0; i < model_.nbodies; ++i) mass_[i] = body_mass(i);
   in_pool([&] { post_order(root_, [&](int id) { factor_node(id); }); });
 }
 
 void Dca::factor_node(int id) {
   Node& n = nodes_[id];
   if (n.body >= 0) {
-    n.K = body_mass(n.body);
+    n.K = mass_[n.body];
   } else {
     // diag(K_A, K_B) on the children's handles.
     n.K.setZero();
@@ -667,9 +661,7 @@ void Dca::applied_forces(double t, const VecX& x) {
   for (int i = 0; i < nb; ++i) {
     auto q = Q_.segment<6>(6 * i);
     const Vec3 f = q.tail<3>() + model_.mass[i] * model_.gravity;
-    const Mat3 J = R_[i] * (model_.inertia[i].topLeftCorner<3, 3>() -
-                            model_.mass[i] * skew(model_.com[i]) * skew(model_.com[i]).transpose()) *
-                   R_[i].transpose();
+    const Mat3 J = R_[i] * Jc_[i] * R_[i].transpose();
     q.head<3>() = q.head<3>() - r_[i].cross(q.tail<3>()) - w_[i].cross(J * w_[i]);
     q.tail<3>() = f;
   }
@@ -680,7 +672,6 @@ void Dca::body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a) {
   applied_forces(t, x);
   update_rows(true);
   factor();
-  for (int i = 0; i < model_.nbodies; ++i) mass_[i] = body_mass(i);
   // ν = −γ + 2μΩ Φ̇ + Ω² Φ (004 eq 6, with G a = γ).
   nu_ = -gamma_ + 2.0 * mu_ * omega_ * phidot_ + omega_ * omega_ * phi_;
   out_.setZero();
@@ -704,6 +695,10 @@ void Dca::constraint_residual(const VecX& x, const VecX& nu) {
 
 void Dca::force_residual(const VecX& F, const VecX& x) {
   for (int i = 0; i < model_.nbodies; ++i) res_.segment<6>(6 * i).noalias() = F.segment<6>(6 * i) - mass_[i] * x.segment<6>(6 * i);
+  subtract_constraint_forces();
+}
+
+void Dca::subtract_constraint_forces() {
   for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
     const Constraint& c = constraints_[rows_[r].loop];
     for (int j = 0; j < c.nbodies; ++j) res_.segment<6>(6 * c.bodies[j]) -= lambda_(r) * Gblk_.col(kMaxConstraintBodies * r + j);
@@ -744,8 +739,7 @@ void Dca::project(Eigen::Ref<VecX> x) {
   r_star_ = r_;
   R_star_ = R_;
   update_rows(false);
-  factor();
-  for (int i = 0; i < nb; ++i) mass_[i] = body_mass(i);
+  factor();  // and mass_ at q*, the metric
   lambda_.setZero();
   int k = 0;
   while (k < max_iterations_) {
@@ -756,10 +750,7 @@ void Dca::project(Eigen::Ref<VecX> x) {
       d << rotation_vector(R_[i] * R_star_[i].transpose()), r_[i] - r_star_[i];
       res_.segment<6>(6 * i).noalias() = -mass_[i] * d;
     }
-    for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
-      const Constraint& c = constraints_[rows_[r].loop];
-      for (int j = 0; j < c.nbodies; ++j) res_.segment<6>(6 * c.bodies[j]) -= lambda_(r) * Gblk_.col(kMaxConstraintBodies * r + j);
-    }
+    subtract_constraint_forces();
     solve(res_, phi_, out_);
     lambda_ += dlambda_;
     ++k;
@@ -787,7 +778,6 @@ void Dca::project(Eigen::Ref<VecX> x) {
   update_rows(true);
   factor();
   for (int i = 0; i < nb; ++i) {  // F = M v*, x from v*
-    mass_[i] = body_mass(i);
     prev_.segment<3>(6 * i) = w_[i];
     prev_.segment<3>(6 * i + 3) = v_[i];
     rhs_.segment<6>(6 * i).noalias() = mass_[i] * prev_.segment<6>(6 * i);
@@ -876,7 +866,6 @@ void Dca::joint_state_of(const Eigen::Ref<const VecX>& x) const {
 
 void Dca::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {
   VecX& x = x_joint_;
-  x.resize(state_size());
   to_state(q, u, x);
   body_accelerations(t, x, a_joint_);
   // a_i (body frame) = X⁻¹ a_parent + S u̇ + c (kinematics.hpp): u̇ by least squares on S.

@@ -8,17 +8,13 @@
 #include <Eigen/Eigenvalues>
 
 #include "loopdyn/loop_structure.hpp"
+#include "setting_check.hpp"
 
 namespace loopdyn {
 
 namespace {
 
-void check_setting(bool ok, const char* what, double value) {
-  if (ok) return;
-  std::ostringstream s;
-  s << "srm: " << what << ", got " << value;
-  throw std::invalid_argument(s.str());
-}
+void check_setting(bool ok, const char* what, double value) { detail::check_setting(ok, "srm", what, value); }
 
 // Largest h·a/ε on the negative real axis for which the method is stable (the real stability
 // interval of Heun's RK2 is [−2, 0], of classical RK4 about [−2.785, 0]).

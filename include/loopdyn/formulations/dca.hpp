@@ -157,7 +157,7 @@ class Dca final : public Formulation {
   void joint_state_of(const Eigen::Ref<const VecX>& x) const;
   /// Frames, Φ, G's row blocks and, with velocities, Φ̇ and γ of every constraint row.
   void update_rows(bool velocities);
-  /// K, its elimination and factor of every node at the loaded positions.
+  /// mass_, then K, its elimination and factor of every node at the loaded positions.
   void factor();
   void factor_node(int id);
   /// diag(J, m 1) of body i at the loaded positions (world axes, about the centre of mass).
@@ -168,9 +168,10 @@ class Dca final : public Formulation {
   /// computed with the small residuals on the right-hand side so that the round-off of the
   /// ill-conditioned K = M + α GᵀG scales with them (the plain form leaves an error of about
   /// 1e-10 relative, eps × α: measured on IFToMM A02). Returns the iterations; stops when the largest
-  /// correction is below tolerance. mass_ must hold M.
+  /// correction is below tolerance (or 100 ulps of x).
   int refine(const VecX& F, const VecX& nu, double tolerance, VecX& x);
   void force_residual(const VecX& F, const VecX& x);       ///< res_ = F − M x − Gᵀ lambda_
+  void subtract_constraint_forces();                       ///< res_ −= Gᵀ lambda_
   void constraint_residual(const VecX& x, const VecX& nu);  ///< c_ = G x + ν
   /// One divide-and-conquer solve of M a + Gᵀλ = F, λ = α (G a + ν) with the factored matrices:
   /// F (6 per body), ν (rows); out: a (6 per body), dlambda_: λ.
@@ -210,7 +211,7 @@ class Dca final : public Formulation {
   VecX rhs_, out_, prev_;     ///< (6 nbodies)
   std::vector<Vec3> r_star_;  ///< positions before a projection
   std::vector<Mat3> R_star_;
-  std::vector<Mat6> mass_;    ///< mass matrices of the current solve (at q* for the position projection)
+  std::vector<Mat6> mass_;    ///< mass matrices of the last factor() (at q* in the position projection)
 
   // Rows: Φ, Φ̇, γ, ν, λ, λ* (rows); G blocks (6 per row and body of its constraint).
   VecX phi_, phidot_, gamma_, nu_, lambda_, dlambda_, c_;
