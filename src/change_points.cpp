@@ -340,4 +340,58 @@ double ChangePointMonitor::adjust_step(double t, double h) const {
   return h;
 }
 
+SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, const VecX& q0)
+    : model_(model), cons_(cons), enabled_(cons.rows() > 0 && cons.rows() <= kGuardLargestRows), kin_(model),
+      data_(model) {
+  if (!enabled_) return;
+  G_.resize(cons.rows(), model.nv);
+  GGt_.resize(cons.rows(), cons.rows());
+  eig_ = Eigen::SelfAdjointEigenSolver<MatX>(cons.rows());  // its workspace, once
+  indicator(q0, false);
+  // Singular values already zero at q0 belong to rows redundant everywhere (Bricard's), not to a
+  // singular configuration: ρ skips them (kNullRatio, as the survey counts degrees of freedom).
+  const VecX& l = eig_.eigenvalues();
+  const double top = std::max(l(l.size() - 1), 1e-300);
+  structural_ = 0;
+  while (structural_ + 1 < l.size() && l(structural_) <= kNullRatio * kNullRatio * top) ++structural_;
+  rho0_ = std::max(indicator(q0, false), 1e-300);
+}
+
+double SingularityGuard::indicator(const Eigen::Ref<const VecX>& q, bool vectors) {
+  update_positions(model_, kin_, q);
+  constraint_jacobian(model_, cons_, kin_, data_, G_);
+  GGt_.noalias() = G_ * G_.transpose();
+  eig_.compute(GGt_, vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
+  const VecX& l = eig_.eigenvalues();
+  const double top = std::max(l(l.size() - 1), 1e-300);
+  rho_ = std::sqrt(std::max(l(structural_), 0.0) / top);
+  return rho_;
+}
+
+bool SingularityGuard::observe(const Eigen::Ref<const VecX>& q) {
+  if (!enabled_) return false;
+  rho_before_ = rho_;
+  indicator(q, false);
+  const bool had_before = have_before_;
+  have_before_ = true;
+  const double near = kGuardNear * rho0_;
+  // Linear extrapolation over one more step of the last step's length: ρ passes zero like
+  // |t − t*|, so a crossing between this state and the next shows as 2ρ − ρ_before < near.
+  predicted_ = had_before && rho_ < rho_before_ && 2.0 * rho_ - rho_before_ < near;
+  if (rho_ >= near && !predicted_) return false;
+  // The loops: rows of the eigenvector of the smallest eigenvalue that is not structural.
+  indicator(q, true);
+  loops_ = dominant_loops(model_, cons_, eig_.eigenvectors().col(structural_).cwiseAbs2());
+  return true;
+}
+
+std::string SingularityGuard::describe() const {
+  std::ostringstream s;
+  s << "the loops " << loops_ << " come " << (predicted_ ? "within one step of" : "near")
+    << " a singular configuration (σ_min/σ_max of the kept rows " << rho_;
+  if (predicted_) s << ", falling from " << rho_before_;
+  s << "; " << rho0_ << " at the start, and the guard's bound is " << kGuardNear << " of that)";
+  return s.str();
+}
+
 }  // namespace loopdyn

@@ -1,6 +1,7 @@
 #include "loopdyn/simulator.hpp"
 
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 #include "loopdyn/loop_structure.hpp"
@@ -12,6 +13,17 @@ int Trajectory::column(std::string_view name) const {
     if (columns[k] == name) return static_cast<int>(k);
   throw std::out_of_range("trajectory has no column '" + std::string(name) + "'");
 }
+
+namespace {
+
+std::string format_time(double t) {
+  std::ostringstream s;
+  s.precision(9);
+  s << t;
+  return s.str();
+}
+
+}  // namespace
 
 std::vector<double> output_times(double t_end, double output_dt) {
   if (!(t_end >= 0.0) || !std::isfinite(t_end)) throw std::invalid_argument("t_end must be finite and >= 0");
@@ -48,7 +60,7 @@ void Simulator::rhs(double t, const VecX& x, VecX& dx) { formulation_.derivative
 
 void Simulator::post_step(double t, VecX& x) {
   formulation_.accept(t, x);
-  if (!projector_ && !monitor_) return;
+  if (!projector_ && !monitor_ && !guard_) return;
   formulation_.to_joint(x, q_, u_);
   if (projector_) {
     // The joint state is projected, whatever the method's layout, and mapped back into it.
@@ -56,19 +68,37 @@ void Simulator::post_step(double t, VecX& x) {
     formulation_.to_state(q_, u_, x);
   }
   if (monitor_ && monitor_->observe(t, q_, u_)) crossings_.push_back(monitor_->last());
+  if (guard_) {
+    const bool near = guard_->observe(q_);
+    guard_smallest_ = std::min(guard_smallest_, guard_->relative_indicator());
+    if (near)
+      throw SingularConfigurationError(
+          "t = " + format_time(t) + ": " + std::string(formulation_.name()) + " stops: " + guard_->describe() +
+          ". The loops leave more than one degree of freedom, so no survey before the run could predict it, "
+          "and near it " + std::string(formulation_.name()) +
+          " can continue on another branch of the motion without notice (change_points.hpp). Use --method dca, "
+          "which crosses singular configurations, or --on-singular continue to go on at your own risk");
+  }
 }
 
 double Simulator::adjust_step(double t, double h) { return monitor_ ? monitor_->adjust_step(t, h) : h; }
 
 void Simulator::prepare_change_points(Trajectory& traj, const VecX& q0, const VecX& u0) {
   monitor_.reset();
+  guard_.reset();
+  guard_smallest_ = 1.0;
   crossings_.clear();
   if (!model_.has_loops()) return;
   traj.change_points = survey_change_points(model_, constraints_, q0);
+  if (!traj.change_points.walked && constraints_.rows() > 0 && settings_.guard_singular_configurations &&
+      !formulation_.crosses_singular_configurations()) {
+    guard_.emplace(model_, constraints_, q0);
+    if (!guard_->enabled()) guard_.reset();
+  }
   const std::string refusal = formulation_.change_point_refusal();
   for (const ChangePoint& p : traj.change_points.points)
     if (!refusal.empty() && may_reach(model_, p, q0, u0))
-      throw std::runtime_error(std::string(formulation_.name()) +
+      throw SingularConfigurationError(std::string(formulation_.name()) +
                                " refuses the run: the motion can reach a change point of the loops (" +
                                describe(model_, p) + "), which " + refusal);
   if (!traj.change_points.points.empty()) monitor_.emplace(model_, traj.change_points.points);
@@ -146,6 +176,8 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
   });
   if (projector_) traj.projection = projector_->stats();
   traj.crossings = crossings_;
+  traj.guarded = guard_.has_value();
+  traj.guard_smallest = guard_smallest_;
   return traj;
 }
 

@@ -383,6 +383,27 @@ TEST(Cli, GenerateSquareChainWritesPaper003sChain) {
   expect_one_line_error(run("generate square-chain --squares 0"), "--squares must be at least 1, got 0");
 }
 
+// Paper 003's chain passes nearly flat squares from t = 0.49 on (SquareChain.JointMethodsStopAt-
+// TheFirstNearlyFlatSquare): a method chosen by name stops there with one line naming dca; `auto`
+// (embedding here) starts again with dca and says so; --on-singular continue runs it through.
+TEST(Cli, AutoStartsAgainWithDcaWhereItsChoiceStops) {
+  const std::filesystem::path chain = scratch("guard_chain.yaml");
+  ASSERT_EQ(run("generate square-chain --squares 3 --out " + chain.string()).status, 0);
+  const std::string sim = "simulate " + chain.string() + " --t-end 0.6 --out " + scratch("guard.csv").string();
+  const CliResult by_auto = run(sim);
+  ASSERT_EQ(by_auto.status, 0) << by_auto.output;
+  for (const char* part : {"auto: t = 0.4", "embedding stops: the loops 'square0_", "auto: starting again with dca",
+                           "method      dca, integrator rk4 (auto: embedding stopped at a singular configuration)"})
+    EXPECT_NE(by_auto.output.find(part), std::string::npos) << part << " in: " << by_auto.output;
+  expect_one_line_error(run(sim + " --method embedding"), "embedding stops: the loops 'square0_");
+  const CliResult on = run(sim + " --method embedding --on-singular continue");
+  ASSERT_EQ(on.status, 0) << on.output;
+  EXPECT_EQ(on.output.find("guard       "), std::string::npos) << on.output;  // not watched
+  const CliResult watched = run("simulate " + chain.string() + " --t-end 0.3 --out " + scratch("guard.csv").string());
+  EXPECT_NE(watched.output.find("guard       singular configurations watched at every step"), std::string::npos)
+      << watched.output;
+}
+
 // srm from the command line: the ε, a_max and α it ran with; its settings refused with one line;
 // the stop where paper 003's chain flattens its squares; auto's choice for a large net depends on
 // the integrator, and info prints both.

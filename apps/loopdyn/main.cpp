@@ -90,6 +90,10 @@ void print_change_points(const Model& model, const Trajectory& traj) {
   if (!model.has_loops()) return;
   if (!s.walked) {
     std::printf("change pts  not surveyed: %s\n", s.why_not.c_str());
+    if (traj.guarded)
+      std::printf("guard       singular configurations watched at every step: smallest sigma ratio %.3g of the "
+                  "start's (the guard stops below %g)\n",
+                  traj.guard_smallest, kGuardNear);
     return;
   }
   std::printf("change pts  %zu on the configuration curve (%s after %d walk steps), %zu crossed\n", s.points.size(),
@@ -113,22 +117,26 @@ void print_projection(const ProjectionStats& p, const ProjectionSettings& s, lon
               p.max_position_residual, p.max_velocity_residual, s.position_tolerance, s.velocity_tolerance);
 }
 
-int simulate(const SimulateOptions& o) {
-  const Model model = Model::build(load_mechanism(o.model));
-  VecX q0, u0;
-  const std::string initial = initial_state(model, o.no_assemble, q0, u0);
-  const auto kind = parse_integrator(o.integrator);
-  if (!kind) throw std::invalid_argument("unknown integrator '" + o.integrator + "' (known: rk2, rk4, dopri5)");
-  const std::string method = o.method != "auto" ? o.method : default_method(model, q0, *kind).method;
+// One run of `method` from (q0, u0) with the options' settings.
+struct Run {
+  std::unique_ptr<Formulation> formulation;
+  SimulationSettings settings;
+  Trajectory traj;
+  double wall = 0.0;
+};
+
+Run run_method(const SimulateOptions& o, const Model& model, const std::string& method, IntegratorKind kind,
+               const VecX& q0, const VecX& u0) {
+  Run r;
   FormulationSettings fs = o.formulation;
-  fs.on_singular =
-      o.on_singular == "continue" ? FormulationSettings::OnSingular::proceed : FormulationSettings::OnSingular::stop;
-  auto formulation = make_formulation(method, model, fs);
-  formulation->set_event_sink([](const FormulationEvent& e) {
+  const bool stop = o.on_singular != "continue";
+  fs.on_singular = stop ? FormulationSettings::OnSingular::stop : FormulationSettings::OnSingular::proceed;
+  r.formulation = make_formulation(method, model, fs);
+  r.formulation->set_event_sink([](const FormulationEvent& e) {
     std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, e.message.c_str());
   });
-  SimulationSettings settings;
-  settings.integrator.kind = *kind;
+  SimulationSettings& settings = r.settings;
+  settings.integrator.kind = kind;
   settings.integrator.dt = o.dt;
   settings.integrator.rtol = o.rtol;
   settings.integrator.atol = o.atol;
@@ -138,32 +146,60 @@ int simulate(const SimulateOptions& o) {
   settings.projection.position_tolerance = settings.projection.velocity_tolerance = o.project_tolerance;
   settings.reactions = o.reactions;
   settings.diagnostics = o.diagnostics;
-  Simulator sim(model, *formulation, settings);
+  settings.guard_singular_configurations = stop;
+  Simulator sim(model, *r.formulation, settings);
   ProgressBar bar(o.t_end);
   const auto start = std::chrono::steady_clock::now();
-  const Trajectory traj = sim.run(q0, u0, std::ref(bar));
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.traj = sim.run(q0, u0, std::ref(bar));
+  r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+int simulate(const SimulateOptions& o) {
+  const Model model = Model::build(load_mechanism(o.model));
+  VecX q0, u0;
+  const std::string initial = initial_state(model, o.no_assemble, q0, u0);
+  const auto kind = parse_integrator(o.integrator);
+  if (!kind) throw std::invalid_argument("unknown integrator '" + o.integrator + "' (known: rk2, rk4, dopri5)");
+  std::string method = o.method != "auto" ? o.method : default_method(model, q0, *kind).method;
+  std::string handed_over;
+  Run r;
+  try {
+    r = run_method(o, model, method, *kind, q0, u0);
+  } catch (const SingularConfigurationError& e) {
+    // `auto` does not stop where dca continues: it starts again with dca (Formulation::
+    // crosses_singular_configurations), saying why.
+    if (o.method != "auto" || method == "dca") throw;
+    std::fprintf(stderr, "loopdyn: auto: %s\nloopdyn: auto: starting again with dca, which crosses singular "
+                         "configurations\n", e.what());
+    handed_over = method;
+    method = "dca";
+    r = run_method(o, model, method, *kind, q0, u0);
+  }
+  const Trajectory& traj = r.traj;
   write_csv(o.out, traj);
   const double e0 = traj.at(0, "energy"), e1 = traj.at(traj.rows.size() - 1, "energy");
   std::printf("model       %s (%d bodies, nq = %d, nv = %d, %zu loop-closing joints)\n", model.name.c_str(),
               model.nbodies, model.nq, model.nv, model.loop_joints.size());
   std::fputs(initial.c_str(), stdout);
-  std::printf("method      %s, integrator %s\n", method.c_str(), o.integrator.c_str());
-  if (const auto* srm = dynamic_cast<const Srm*>(formulation.get()))
+  std::printf("method      %s, integrator %s", method.c_str(), o.integrator.c_str());
+  if (!handed_over.empty()) std::printf(" (auto: %s stopped at a singular configuration)", handed_over.c_str());
+  std::printf("\n");
+  if (const auto* srm = dynamic_cast<const Srm*>(r.formulation.get()))
     std::printf("srm         %d iterates, ε = %.6g s/kg (a_max = %.6g 1/kg), α = %.6g 1/s\n", srm->iterations(),
                 srm->epsilon(), srm->a_max(), srm->alpha());
-  if (const auto* dca = dynamic_cast<const Dca*>(formulation.get())) {
+  if (const auto* dca = dynamic_cast<const Dca*>(r.formulation.get())) {
     const Dca::TreeShape shape = dca->tree_shape();
     std::printf("dca         α = %.3g, %d constraint rows; assembly tree of %d nodes, depth %d, at most %d handles; %d "
                 "thread%s\n",
                 dca->alpha(), shape.rows, shape.nodes, shape.depth, shape.max_handles, dca->threads(),
                 dca->threads() > 1 ? "s" : "");
   }
-  std::printf("simulated   %g s in %.3f s wall: %ld steps (%ld rejected), %ld evaluations\n", o.t_end, wall,
+  std::printf("simulated   %g s in %.3f s wall: %ld steps (%ld rejected), %ld evaluations\n", o.t_end, r.wall,
               traj.stats.steps_accepted, traj.stats.steps_rejected, traj.stats.rhs_evaluations);
   std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
               (e1 - e0) / std::max(std::abs(e0), 1e-300));
-  if (o.project) print_projection(traj.projection, settings.projection, traj.stats.steps_accepted);
+  if (o.project) print_projection(traj.projection, r.settings.projection, traj.stats.steps_accepted);
   print_change_points(model, traj);
   std::printf("wrote       %s (%zu rows x %zu columns)\n", o.out.c_str(), traj.rows.size(), traj.columns.size());
   return 0;
@@ -503,8 +539,10 @@ int main(int argc, char** argv) {
   cmd_sim->add_option("--on-singular", sim.on_singular,
                       "at a singular configuration of the loops (lagrange-dense, lagrange-on: the multiplier system "
                       "loses rank; rcr: condition indicator above --singular-condition with every choice of "
-                      "independent speeds): stop with a diagnostic, or continue (report and go on: Lagrange methods "
-                      "with minimum-norm multipliers, at your own risk)")
+                      "independent speeds; every method but dca: near one that no survey predicted, on loops with "
+                      "more than one degree of freedom): stop with a diagnostic (under --method auto: start again "
+                      "with dca), or continue (report and go on: Lagrange methods with minimum-norm multipliers, at "
+                      "your own risk)")
       ->check(CLI::IsMember({"stop", "continue"}))
       ->capture_default_str();
   cmd_sim->add_option("--singular-condition", sim.formulation.singular_condition,

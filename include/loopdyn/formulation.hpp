@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +102,14 @@ struct FormulationSettings {
   int threads = 0;
 };
 
+/// A run stopped at, or refused because of, a singular configuration of the loops (where their
+/// rows lose rank and branches of the motion meet) that the method cannot cross; the message names
+/// the method, the time or the point, the loops, and what to use instead.
+class SingularConfigurationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Something a formulation reports during a run (a singular configuration entered or left).
 struct FormulationEvent {
   double t = 0.0;
@@ -138,6 +147,12 @@ class Formulation {
   /// (change_points.hpp), and what to use instead; empty when it can. The Simulator refuses to
   /// start a run that can reach one with it.
   virtual std::string change_point_refusal() const { return {}; }
+  /// Whether the method crosses singular configurations that no survey predicted (loops with more
+  /// than one degree of freedom: change_points.hpp's guard). Only dca does: its augmented
+  /// Lagrangian stays positive definite there and its projections are mass-orthogonal; every
+  /// joint-coordinate method evaluates through G_D⁻¹ or (G M⁻¹Gᵀ)⁻¹ and was measured to leave
+  /// the motion there without notice.
+  virtual bool crosses_singular_configurations() const { return false; }
   /// Called by the Simulator before a run from (q0, u0) with its integrator. A method whose
   /// parameters depend on the step (srm: ε ~ h) sets them here, and throws std::invalid_argument
   /// naming the setting when it cannot run with that integrator. The default accepts every one.
@@ -242,6 +257,9 @@ std::string methods_markdown();
 ///    3e-7 m (docs/results.md). The margin is not robust: the excess is energy lost at the
 ///    crossings by round-off amplified near the point, and small changes of the position
 ///    tolerance reorder the methods (issue 14).
+/// `loopdyn simulate` starts again with `dca` when the choice stops at a singular configuration
+/// (a SingularConfigurationError: the SingularityGuard of change_points.hpp on loops with more
+/// than one degree of freedom, or a method's own check).
 struct MethodChoice {
   std::string method;
   std::string reason;

@@ -33,6 +33,11 @@ struct SimulationSettings {
   bool reactions = false;
   /// Append the formulation's own columns (Formulation::diagnostic_names) to every row.
   bool diagnostics = false;
+  /// On a mechanism whose change points the survey does not walk (loops with more than one degree
+  /// of freedom), stop with a SingularConfigurationError when the loops come near a singular
+  /// configuration and the method cannot cross it (SingularityGuard, change_points.hpp). The CLI's
+  /// `--on-singular continue` clears it.
+  bool guard_singular_configurations = true;
 };
 
 /// Recorded rows: t, q.<joint>[.i], u.<joint>[.i], <marker>.x/.y/.z, energy, for models with
@@ -48,6 +53,10 @@ struct Trajectory {
   /// order (dopri5 places its steps around them).
   ChangePointSurvey change_points;
   std::vector<ChangePointCrossing> crossings;
+  /// The run was watched by the SingularityGuard (a survey that did not walk, a method that cannot
+  /// cross, the guard not turned off); its smallest ρ/ρ(q0) at an accepted state.
+  bool guarded = false;
+  double guard_smallest = 1.0;
   /// Index of a column; throws std::out_of_range if absent.
   int column(std::string_view name) const;
   /// Value of a column in a row.
@@ -86,6 +95,8 @@ class Simulator final : public OdeSystem {
   MatX G_;
   VecX q_, u_, udot_;
   std::optional<ChangePointMonitor> monitor_;  ///< made by run() when the survey found points
+  std::optional<SingularityGuard> guard_;      ///< made by run() when the survey did not walk
+  double guard_smallest_ = 1.0;
   std::vector<ChangePointCrossing> crossings_;
   std::optional<Projector> projector_;  ///< made by run() when settings_.project
   std::optional<Reactions> reactions_;  ///< when settings_.reactions

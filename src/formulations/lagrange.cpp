@@ -43,7 +43,7 @@ void LagrangeFormulation::solve_multipliers(double t, const MatX& A, const VecX&
          "continues on; it would follow a wrong one without notice. Use --method gcp, nullspace, embedding "
          "(position analysis) or rcr; --on-singular continue goes on with minimum-norm multipliers at your own "
          "risk";
-    throw std::runtime_error(s.str());
+    throw SingularConfigurationError(s.str());
   }
   if (singular_)
     s << "singular configuration: constraint rank " << solver_.rank() << " of " << cons_.rows() << " (loops "

@@ -275,8 +275,8 @@ void Rcr::choose(Node& node, double t, bool first) {
     std::ostringstream s;
     s << "rcr: at t = " << t << " the loops of '" << model_.body_name[g.bodies.front()] << "' have "
       << beta.size() << " independent speeds instead of " << node.beta.size()
-      << " (a singular configuration: the loops lost or gained rank); use nullspace or lagrange-dense through it";
-    throw std::runtime_error(s.str());
+      << " (a singular configuration: the loops lost or gained rank); use dca, embedding or nullspace through it";
+    throw SingularConfigurationError(s.str());
   }
   if (!first && beta != node.beta) {
     std::vector<std::string> loops;
@@ -442,7 +442,7 @@ void Rcr::check_conditioning(double t, bool between_steps) {
         node.singular = true;
         break;
       }
-      throw std::runtime_error(s.str() + "; use nullspace or embedding through it");
+      throw SingularConfigurationError(s.str() + "; use dca, embedding or nullspace through it");
     }
   }
 }

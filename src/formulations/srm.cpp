@@ -214,8 +214,8 @@ void Srm::stop_or_report(double t, const std::string& why) {
     reported_ = true;
     return;
   }
-  throw std::runtime_error(why + ". Use a smaller --dt, a method that solves for the multipliers (embedding, "
-                                 "nullspace, gcp), or --on-singular continue to go on at your own risk");
+  throw SingularConfigurationError(why + ". Use a smaller --dt, --method dca (it crosses singular configurations), or "
+                                 "--on-singular continue to go on at your own risk");
 }
 
 void Srm::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {

@@ -89,6 +89,7 @@ class Dca final : public Formulation {
   Dca(const Model& model, const FormulationSettings& settings);
   ~Dca() override;
   std::string_view name() const override { return "dca"; }
+  bool crosses_singular_configurations() const override { return true; }
   /// Forgets the last evaluation's multipliers (the first λ* of the next evaluation).
   void start(const IntegratorSettings& integrator, const VecX& q0, const VecX& u0) override;
 
