@@ -51,8 +51,10 @@ SrmRun run_srm(const Problem& p, const SimulationSettings& s, int iterations, bo
   srm.set_event_sink([&](const FormulationEvent& e) {
     if (!r.first_report) r.first_report = e.t;
   });
+  SimulationSettings settings = s;
+  settings.guard_singular_configurations = !proceed;  // as `--on-singular continue`
   try {
-    r.traj = Simulator(p.model, srm, s).run(p.q, p.u);
+    r.traj = Simulator(p.model, srm, settings).run(p.q, p.u);
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
     const std::size_t at = what.find("t = ");  // "... at t = 0.483: ..." or "srm: by t = 2.004 ..."

@@ -81,19 +81,24 @@ struct Dca::Node {
   std::vector<int> row;          ///< global row of each local row
   /// Column offset in G (6 · position in H) of each (local row, constraint body).
   std::vector<std::array<int, kMaxConstraintBodies>> column;
-  MatX K;     ///< (6h x 6h) diag(children's KC) + α GᵀG (004 eqs 9-10)
-  MatX G;     ///< (rows x 6h)
-  MatX Kee;   ///< K on the eliminated bodies, factored by Lee
-  MatX Kek;   ///< (6e x 6c) K between eliminated bodies and handles
-  MatX X;     ///< (6e x 6c) Lee⁻¹ Kek
-  MatX KC;    ///< (6c x 6c) K on the handles after the elimination (004 eqs 27-30)
+  // K = diag(children's KC) + α GᵀG (6h x 6h, 004 eqs 9-10) lives only while the node is
+  // factored, in the thread's Scratch; what the solves need is kept.
+  MatX G;     ///< (rows x 6h); zero outside the blocks of the rows' bodies, written once
+  MatX X;     ///< (6e x 6c) L⁻¹ K_ek, L the Cholesky factor of K_ee (Lee)
+  MatX KC;    ///< (6c x 6c) K on the handles after the elimination (004 eqs 27-30): K_cc − XᵀX
   Eigen::LLT<MatX> Lee;
-  VecX R, RC, z, t, aH, aC, tmp, lam;
+  VecX R, RC, z, t, aH, aC, tmp, lam;  ///< z = L⁻¹ R_e
 
   int h() const { return static_cast<int>(H.size()); }
   int hc() const { return static_cast<int>(keep.size()); }
   int he() const { return static_cast<int>(elim.size()); }
   int rows() const { return static_cast<int>(row.size()); }
+};
+
+/// K and K_ee of the node being factored: one per thread, sized for the largest node, so that the
+/// nodes keep only what the solves read (factor_node).
+struct Dca::Scratch {
+  MatX K, Kee;
 };
 
 struct Dca::Pool {
@@ -288,6 +293,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
       }
   }
   // Handles (children before parents: nodes_ is in post order), rows and columns, workspaces.
+  int largest_h6 = 0, largest_e6 = 0;
   for (int id = 0; id < static_cast<int>(nodes_.size()); ++id) {
     Node& n = nodes_[id];
     if (n.body >= 0) {
@@ -309,10 +315,9 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
       }
     }
     const int h6 = 6 * n.h(), c6 = 6 * n.hc(), e6 = 6 * n.he(), r = n.rows();
-    n.K.setZero(h6, h6);
+    largest_h6 = std::max(largest_h6, h6);
+    largest_e6 = std::max(largest_e6, e6);
     n.G.setZero(r, h6);
-    n.Kee.setZero(e6, e6);
-    n.Kek.setZero(e6, c6);
     n.X.setZero(e6, c6);
     n.KC.setZero(c6, c6);
     n.Lee.compute(MatX::Identity(e6, e6));
@@ -322,6 +327,11 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
     for (VecX* v : {&n.t, &n.lam}) v->setZero(r);
   }
   if (root_ >= 0 && nodes_[root_].hc() != 0) throw std::logic_error("dca: the root of the assembly tree has handles");
+  scratch_.resize(threads_);
+  for (Scratch& sc : scratch_) {
+    sc.K.setZero(largest_h6, largest_h6);
+    sc.Kee.setZero(largest_e6, largest_e6);
+  }
 
   R_.assign(nb, Mat3::Identity());
   r_.assign(nb, Vec3::Zero());
@@ -519,9 +529,10 @@ void Dca::in_pool(const F& f) {
 namespace {
 
 // out = K restricted to the 6 x 6 blocks (rows[a], cols[b]).
-void gather(const MatX& K, const std::vector<int>& rows, const std::vector<int>& cols, MatX& out) {
+template <class In, class Out>
+void gather(const In& K, const std::vector<int>& rows, const std::vector<int>& cols, Out&& out) {
   for (std::size_t a = 0; a < rows.size(); ++a)
-    for (std::size_t b = 0; b < cols.size(); ++b) out.block<6, 6>(6 * a, 6 * b) = K.block<6, 6>(6 * rows[a], 6 * cols[b]);
+    for (std::size_t b = 0; b < cols.size(); ++b) out.template block<6, 6>(6 * a, 6 * b) = K.template block<6, 6>(6 * rows[a], 6 * cols[b]);
 }
 
 }  // namespace
@@ -531,34 +542,42 @@ void Dca::factor() {
   in_pool([&] { post_order(root_, [&](int id) { factor_node(id); }); });
 }
 
+Dca::Scratch& Dca::scratch() {
+  // The arena's threads are numbered 0 .. threads_ − 1 (Pool); one thread runs outside it.
+  return scratch_[threads_ > 1 ? tbb::this_task_arena::current_thread_index() : 0];
+}
+
 void Dca::factor_node(int id) {
   Node& n = nodes_[id];
+  Scratch& s = scratch();
+  const int h6 = 6 * n.h(), e6 = 6 * n.he();
+  auto K = s.K.topLeftCorner(h6, h6);
   if (n.body >= 0) {
-    n.K = mass_[n.body];
+    K = mass_[n.body];
   } else {
     // diag(K_A, K_B) on the children's handles.
-    n.K.setZero();
+    K.setZero();
     const Node &a = nodes_[n.left], &b = nodes_[n.right];
-    n.K.topLeftCorner(6 * a.hc(), 6 * a.hc()) = a.KC;
-    n.K.bottomRightCorner(6 * b.hc(), 6 * b.hc()) = b.KC;
+    K.topLeftCorner(6 * a.hc(), 6 * a.hc()) = a.KC;
+    K.bottomRightCorner(6 * b.hc(), 6 * b.hc()) = b.KC;
   }
   const int r = n.rows();
   if (r > 0) {
-    n.G.setZero();
     for (int k = 0; k < r; ++k) {
       const Constraint& c = constraints_[rows_[n.row[k]].loop];
       for (int j = 0; j < c.nbodies; ++j)
         n.G.row(k).segment<6>(n.column[k][j]) = Gblk_.col(kMaxConstraintBodies * n.row[k] + j).transpose();
     }
-    n.K.noalias() += alpha_ * n.G.transpose() * n.G;  // the joining rows' penalty (004 eqs 9-10)
+    K.noalias() += alpha_ * n.G.transpose() * n.G;  // the joining rows' penalty (004 eqs 9-10)
   }
   if (n.he() == 0) {
-    gather(n.K, n.keep, n.keep, n.KC);
+    gather(K, n.keep, n.keep, n.KC);
     return;
   }
   // Eliminate the bodies no constraint above acts on (004 eqs 21-30, as a Schur complement).
-  gather(n.K, n.elim, n.elim, n.Kee);
-  n.Lee.compute(n.Kee);
+  auto Kee = s.Kee.topLeftCorner(e6, e6);
+  gather(K, n.elim, n.elim, Kee);
+  n.Lee.compute(Kee);
   if (n.Lee.info() != Eigen::Success) {
     std::string names;
     for (int k : n.elim) names += (names.empty() ? "'" : ", '") + model_.body_name[n.H[k]] + "'";
@@ -567,10 +586,9 @@ void Dca::factor_node(int id) {
                              "no joint fixes): absolute coordinates need it");
   }
   if (n.hc() == 0) return;
-  gather(n.K, n.elim, n.keep, n.Kek);
-  n.X = n.Kek;
+  gather(K, n.elim, n.keep, n.X);
   n.Lee.matrixL().solveInPlace(n.X);
-  gather(n.K, n.keep, n.keep, n.KC);
+  gather(K, n.keep, n.keep, n.KC);
   n.KC.noalias() -= n.X.transpose() * n.X;
 }
 
@@ -602,10 +620,11 @@ void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
       for (int k = 0; k < r; ++k) n.t(k) = alpha_ * nu(n.row[k]);
       n.R.noalias() -= n.G.transpose() * n.t;
     }
+    // With K_ee = L Lᵀ and X = L⁻¹ K_ek: K_ke K_ee⁻¹ R_e = Xᵀ z, z = L⁻¹ R_e.
     for (int k = 0; k < n.he(); ++k) n.z.segment<6>(6 * k) = n.R.segment<6>(6 * n.elim[k]);
-    if (n.he() > 0) n.Lee.solveInPlace(n.z);
+    if (n.he() > 0) n.Lee.matrixL().solveInPlace(n.z);
     for (int k = 0; k < n.hc(); ++k) n.RC.segment<6>(6 * k) = n.R.segment<6>(6 * n.keep[k]);
-    if (n.he() > 0 && n.hc() > 0) n.RC.noalias() -= n.Kek.transpose() * n.z;
+    if (n.he() > 0 && n.hc() > 0) n.RC.noalias() -= n.X.transpose() * n.z;
   });
   // Disassembly: the eliminated bodies' a_e = K_ee⁻¹ (R_e − K_ek a_k) from the handles' a_k, and
   // the multipliers α (G a + ν) (004 eqs 17, 21, 23).
@@ -613,13 +632,11 @@ void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
     Node& n = nodes_[id];
     for (int k = 0; k < n.hc(); ++k) n.aH.segment<6>(6 * n.keep[k]) = n.aC.segment<6>(6 * k);
     if (n.he() > 0) {
-      if (n.hc() > 0) {
-        n.tmp.noalias() = n.Kek * n.aC;
-        n.Lee.solveInPlace(n.tmp);
-      } else {
-        n.tmp.setZero();
-      }
-      for (int k = 0; k < n.he(); ++k) n.aH.segment<6>(6 * n.elim[k]) = n.z.segment<6>(6 * k) - n.tmp.segment<6>(6 * k);
+      // a_e = K_ee⁻¹ (R_e − K_ek a_k) = L⁻ᵀ (z − X a_k).
+      n.tmp = n.z;
+      if (n.hc() > 0) n.tmp.noalias() -= n.X * n.aC;
+      n.Lee.matrixU().solveInPlace(n.tmp);
+      for (int k = 0; k < n.he(); ++k) n.aH.segment<6>(6 * n.elim[k]) = n.tmp.segment<6>(6 * k);
     }
     const int r = n.rows();
     if (r > 0) {

@@ -47,8 +47,11 @@
 // "invertible even when the Jacobian loses rank"; otherwise a clear error naming them). At the
 // root every constraint has been eliminated and no handle is left; the disassembly walks down,
 // a_e = K_ee⁻¹ (R_e − K_ek a_k), and recovers λ = λ* + α (G a + ν) at each node (004 eqs 17, 21,
-// 23). K, its elimination and the Cholesky factors of K_ee are computed once per evaluation; each
-// iteration of λ* redoes the vectors only (004 §4.4). Ground joints are eliminated at their body's
+// 23). K, its elimination and the Cholesky factor K_ee = L Lᵀ are computed once per evaluation;
+// each iteration of λ* redoes the vectors only (004 §4.4). A node keeps X = L⁻¹ K_ek (then
+// K_C = K_kk − XᵀX, K_ke K_ee⁻¹ R_e = Xᵀ L⁻¹ R_e and a_e = L⁻ᵀ (L⁻¹ R_e − X a_k): one triangular
+// solve each way) and builds K in a per-thread scratch, so that the tree's memory, which the
+// solves stream through several times per evaluation, stays small (docs/performance.md). Ground joints are eliminated at their body's
 // leaf (004 keeps them to the root, boundary case 3, eq 40): the same linear system in another
 // order.
 //
@@ -197,6 +200,9 @@ class Dca final : public Formulation {
   int threads_;
   struct Pool;  ///< the oneTBB task arena (dca.cpp)
   std::shared_ptr<Pool> pool_;
+  struct Scratch;  ///< a node's K while it is factored (dca.cpp)
+  std::vector<Scratch> scratch_;  ///< one per thread
+  Scratch& scratch();
 
   std::vector<Constraint> constraints_;
   std::vector<ConstraintRow> rows_;  ///< every row, ConstraintRow::loop = index in constraints_
