@@ -165,10 +165,11 @@ TEXT
 cat <<'TEXT'
 Reading the tables: told to go on, every joint-coordinate method leaves the motion on one of the
 two mechanisms or both, at a passage, without an error: the residuals stay at round-off and most
-of them keep the energy, so neither shows it. dca follows both within 1e-6 m. So by default every method but dca stops at the first dip below 1e-2 of the start's ρ,
-naming the loop and dca, and `--method auto` starts again with dca (its first choice here is
-embedding): the guard is conservative, it also stops nullspace on the chain and embedding on the
-net, which would have passed.
+of them keep the energy, so neither shows it. dca follows both within 1e-6 m. So by default every
+method but dca stops at the first dip below 1e-2 of the start's ρ, naming the loop and dca, and
+`--method auto` starts again with dca (its first choice here is embedding): the guard is
+conservative, it also stops nullspace on the chain and embedding on the net, which would have
+passed.
 
 TEXT
 cat <<'TEXT'
