@@ -79,15 +79,15 @@ struct Dca::Node {
   std::vector<int> elim;  ///< positions in H of the bodies eliminated here
   std::vector<int> constraints;  ///< eliminated here
   std::vector<int> row;          ///< global row of each local row
-  /// Column offset in G (6 · position in H) of each (local row, constraint body).
+  /// Offset in K and R (6 · position in H) of each (local row, constraint body); −1 past the
+  /// constraint's bodies. A row's 6-blocks of G are read from Gfactored_ (G is never formed).
   std::vector<std::array<int, kMaxConstraintBodies>> column;
   // K = diag(children's KC) + α GᵀG (6h x 6h, 004 eqs 9-10) lives only while the node is
   // factored, in the thread's Scratch; what the solves need is kept.
-  MatX G;     ///< (rows x 6h); zero outside the blocks of the rows' bodies, written once
   MatX X;     ///< (6e x 6c) L⁻¹ K_ek, L the Cholesky factor of K_ee (Lee)
   MatX KC;    ///< (6c x 6c) K on the handles after the elimination (004 eqs 27-30): K_cc − XᵀX
   Eigen::LLT<MatX> Lee;
-  VecX R, RC, z, t, aH, aC, tmp, lam;  ///< z = L⁻¹ R_e
+  VecX R, RC, z, aH, aC, tmp;  ///< z = L⁻¹ R_e
 
   int h() const { return static_cast<int>(H.size()); }
   int hc() const { return static_cast<int>(keep.size()); }
@@ -308,23 +308,22 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
       const Constraint& c = constraints_[k];
       for (int r = 0; r < c.rows; ++r) {
         n.row.push_back(c.first_row + r);
-        std::array<int, kMaxConstraintBodies> col{};
+        std::array<int, kMaxConstraintBodies> col;
+        col.fill(-1);
         for (int j = 0; j < c.nbodies; ++j)
           col[j] = 6 * static_cast<int>(std::find(n.H.begin(), n.H.end(), c.bodies[j]) - n.H.begin());
         n.column.push_back(col);
       }
     }
-    const int h6 = 6 * n.h(), c6 = 6 * n.hc(), e6 = 6 * n.he(), r = n.rows();
+    const int h6 = 6 * n.h(), c6 = 6 * n.hc(), e6 = 6 * n.he();
     largest_h6 = std::max(largest_h6, h6);
     largest_e6 = std::max(largest_e6, e6);
-    n.G.setZero(r, h6);
     n.X.setZero(e6, c6);
     n.KC.setZero(c6, c6);
     n.Lee.compute(MatX::Identity(e6, e6));
     for (VecX* v : {&n.R, &n.aH}) v->setZero(h6);
     for (VecX* v : {&n.RC, &n.aC}) v->setZero(c6);
     for (VecX* v : {&n.z, &n.tmp}) v->setZero(e6);
-    for (VecX* v : {&n.t, &n.lam}) v->setZero(r);
   }
   if (root_ >= 0 && nodes_[root_].hc() != 0) throw std::logic_error("dca: the root of the assembly tree has handles");
   scratch_.resize(threads_);
@@ -348,6 +347,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   res_.setZero(6 * nb);
   delta_.setZero(6 * nb);
   Gblk_.setZero(6, m * kMaxConstraintBodies);
+  Gfactored_.setZero(6, m * kMaxConstraintBodies);
   fp_.resize(constraints_.size());
   fc_.resize(constraints_.size());
   has_forces_ = !model.forces.empty() || !model.callbacks.empty();
@@ -539,6 +539,9 @@ void gather(const In& K, const std::vector<int>& rows, const std::vector<int>& c
 
 void Dca::factor() {
   for (int i = 0; i < model_.nbodies; ++i) mass_[i] = body_mass(i);
+  // The solves use G as factored: the projections' modified Newton keeps the matrices of q*
+  // while update_rows moves Gblk_ with q.
+  Gfactored_ = Gblk_;
   in_pool([&] { post_order(root_, [&](int id) { factor_node(id); }); });
 }
 
@@ -561,14 +564,14 @@ void Dca::factor_node(int id) {
     K.topLeftCorner(6 * a.hc(), 6 * a.hc()) = a.KC;
     K.bottomRightCorner(6 * b.hc(), 6 * b.hc()) = b.KC;
   }
-  const int r = n.rows();
-  if (r > 0) {
-    for (int k = 0; k < r; ++k) {
-      const Constraint& c = constraints_[rows_[n.row[k]].loop];
-      for (int j = 0; j < c.nbodies; ++j)
-        n.G.row(k).segment<6>(n.column[k][j]) = Gblk_.col(kMaxConstraintBodies * n.row[k] + j).transpose();
+  // The joining rows' penalty α GᵀG (004 eqs 9-10), one row's 6-blocks at a time.
+  for (int k = 0; k < n.rows(); ++k) {
+    const auto& col = n.column[k];
+    for (int a = 0; a < kMaxConstraintBodies && col[a] >= 0; ++a) {
+      const Vec6 ga = alpha_ * Gfactored_.col(kMaxConstraintBodies * n.row[k] + a);
+      for (int b = 0; b < kMaxConstraintBodies && col[b] >= 0; ++b)
+        K.template block<6, 6>(col[a], col[b]).noalias() += ga * Gfactored_.col(kMaxConstraintBodies * n.row[k] + b).transpose();
     }
-    K.noalias() += alpha_ * n.G.transpose() * n.G;  // the joining rows' penalty (004 eqs 9-10)
   }
   if (n.he() == 0) {
     gather(K, n.keep, n.keep, n.KC);
@@ -615,10 +618,10 @@ void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
       n.R.head(6 * a.hc()) = a.RC;
       n.R.tail(6 * b.hc()) = b.RC;
     }
-    const int r = n.rows();
-    if (r > 0) {
-      for (int k = 0; k < r; ++k) n.t(k) = alpha_ * nu(n.row[k]);
-      n.R.noalias() -= n.G.transpose() * n.t;
+    for (int k = 0; k < n.rows(); ++k) {  // R −= Gᵀ α ν on the joining rows
+      const double t = alpha_ * nu(n.row[k]);
+      for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j)
+        n.R.segment<6>(n.column[k][j]) -= t * Gfactored_.col(kMaxConstraintBodies * n.row[k] + j);
     }
     // With K_ee = L Lᵀ and X = L⁻¹ K_ek: K_ke K_ee⁻¹ R_e = Xᵀ z, z = L⁻¹ R_e.
     for (int k = 0; k < n.he(); ++k) n.z.segment<6>(6 * k) = n.R.segment<6>(6 * n.elim[k]);
@@ -638,10 +641,11 @@ void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
       n.Lee.matrixU().solveInPlace(n.tmp);
       for (int k = 0; k < n.he(); ++k) n.aH.segment<6>(6 * n.elim[k]) = n.tmp.segment<6>(6 * k);
     }
-    const int r = n.rows();
-    if (r > 0) {
-      n.lam.noalias() = n.G * n.aH;
-      for (int k = 0; k < r; ++k) dlambda_(n.row[k]) = alpha_ * (n.lam(k) + nu(n.row[k]));
+    for (int k = 0; k < n.rows(); ++k) {  // λ = α (G a + ν)
+      double ga = nu(n.row[k]);
+      for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j)
+        ga += Gfactored_.col(kMaxConstraintBodies * n.row[k] + j).dot(n.aH.segment<6>(n.column[k][j]));
+      dlambda_(n.row[k]) = alpha_ * ga;
     }
     if (n.body >= 0) {
       out.segment<6>(6 * n.body) = n.aH;
