@@ -346,8 +346,11 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   for (VecX* v : {&phi_, &phidot_, &gamma_, &nu_, &lambda_, &dlambda_, &c_, &warm_lambda_}) v->setZero(m);
   res_.setZero(6 * nb);
   delta_.setZero(6 * nb);
-  Gblk_.setZero(6, m * kMaxConstraintBodies);
-  Gfactored_.setZero(6, m * kMaxConstraintBodies);
+  // Row r's 6-blocks, one per body of its constraint, from column first_block_[r] of Gblk_.
+  first_block_.assign(m + 1, 0);
+  for (int r = 0; r < m; ++r) first_block_[r + 1] = first_block_[r] + constraints_[rows_[r].loop].nbodies;
+  Gblk_.setZero(6, first_block_[m]);
+  Gfactored_.setZero(6, first_block_[m]);
   fp_.resize(constraints_.size());
   fc_.resize(constraints_.size());
   has_forces_ = !model.forces.empty() || !model.callbacks.empty();
@@ -461,7 +464,7 @@ void Dca::update_rows(bool velocities) {
   for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
     const ConstraintRow& row = rows_[r];
     const Constraint& c = constraints_[row.loop];
-    auto block = [&](int body) { return Gblk_.block<6, 1>(0, kMaxConstraintBodies * r + c.slot(body)); };
+    auto block = [&](int body) { return Gblk_.block<6, 1>(0, first_block_[r] + c.slot(body)); };
     if (row.kind != Kind::coupling) {
       const ConstraintData::Frame &p = fp_[row.loop], &ch = fc_[row.loop];
       phi_(r) = detail::frame_position_row(row, p, ch);
@@ -568,9 +571,9 @@ void Dca::factor_node(int id) {
   for (int k = 0; k < n.rows(); ++k) {
     const auto& col = n.column[k];
     for (int a = 0; a < kMaxConstraintBodies && col[a] >= 0; ++a) {
-      const Vec6 ga = alpha_ * Gfactored_.col(kMaxConstraintBodies * n.row[k] + a);
+      const Vec6 ga = alpha_ * Gfactored_.col(first_block_[n.row[k]] + a);
       for (int b = 0; b < kMaxConstraintBodies && col[b] >= 0; ++b)
-        K.template block<6, 6>(col[a], col[b]).noalias() += ga * Gfactored_.col(kMaxConstraintBodies * n.row[k] + b).transpose();
+        K.template block<6, 6>(col[a], col[b]).noalias() += ga * Gfactored_.col(first_block_[n.row[k]] + b).transpose();
     }
   }
   if (n.he() == 0) {
@@ -621,7 +624,7 @@ void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
     for (int k = 0; k < n.rows(); ++k) {  // R −= Gᵀ α ν on the joining rows
       const double t = alpha_ * nu(n.row[k]);
       for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j)
-        n.R.segment<6>(n.column[k][j]) -= t * Gfactored_.col(kMaxConstraintBodies * n.row[k] + j);
+        n.R.segment<6>(n.column[k][j]) -= t * Gfactored_.col(first_block_[n.row[k]] + j);
     }
     // With K_ee = L Lᵀ and X = L⁻¹ K_ek: K_ke K_ee⁻¹ R_e = Xᵀ z, z = L⁻¹ R_e.
     for (int k = 0; k < n.he(); ++k) n.z.segment<6>(6 * k) = n.R.segment<6>(6 * n.elim[k]);
@@ -644,7 +647,7 @@ void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
     for (int k = 0; k < n.rows(); ++k) {  // λ = α (G a + ν)
       double ga = nu(n.row[k]);
       for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j)
-        ga += Gfactored_.col(kMaxConstraintBodies * n.row[k] + j).dot(n.aH.segment<6>(n.column[k][j]));
+        ga += Gfactored_.col(first_block_[n.row[k]] + j).dot(n.aH.segment<6>(n.column[k][j]));
       dlambda_(n.row[k]) = alpha_ * ga;
     }
     if (n.body >= 0) {
@@ -710,7 +713,7 @@ void Dca::constraint_residual(const VecX& x, const VecX& nu) {
   for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
     const Constraint& c = constraints_[rows_[r].loop];
     c_(r) = nu(r);
-    for (int j = 0; j < c.nbodies; ++j) c_(r) += Gblk_.col(kMaxConstraintBodies * r + j).dot(x.segment<6>(6 * c.bodies[j]));
+    for (int j = 0; j < c.nbodies; ++j) c_(r) += Gblk_.col(first_block_[r] + j).dot(x.segment<6>(6 * c.bodies[j]));
   }
 }
 
@@ -722,7 +725,7 @@ void Dca::force_residual(const VecX& F, const VecX& x) {
 void Dca::subtract_constraint_forces() {
   for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
     const Constraint& c = constraints_[rows_[r].loop];
-    for (int j = 0; j < c.nbodies; ++j) res_.segment<6>(6 * c.bodies[j]) -= lambda_(r) * Gblk_.col(kMaxConstraintBodies * r + j);
+    for (int j = 0; j < c.nbodies; ++j) res_.segment<6>(6 * c.bodies[j]) -= lambda_(r) * Gblk_.col(first_block_[r] + j);
   }
 }
 

@@ -233,6 +233,7 @@ class Dca final : public Formulation {
   int loop_rows_ = 0;  ///< rows of the loop joints and couplings, the last of rows_
   bool refresh_warm_ = true;  ///< the next evaluation is the first at an accepted state
   VecX res_, delta_;  ///< (6 nbodies) force residual and correction of refine()
+  std::vector<int> first_block_;  ///< (rows + 1) first column of each row's blocks in Gblk_
   Mat6X Gblk_;       ///< G's 6-block of each (row, constraint body) at the loaded positions (update_rows)
   Mat6X Gfactored_;  ///< Gblk_ at the last factor(), read by the tree's factors and solves
   std::vector<ConstraintData::Frame> fp_, fc_;
