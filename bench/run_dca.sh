@@ -269,17 +269,20 @@ print()
 print("- Task overhead per level: every level of the assembly tree is a fork and a join (oneTBB "
       "parallel_invoke down to subtrees of Dca::kParallelGrain bodies); below the grain a subtree runs on one "
       "thread, and each of the D levels above it pays a spawn/steal/join and a cache miss on the children's "
-      "K and R, per iteration.")
-print("- Memory bandwidth: a node's work is a few small dense products; with all cores streaming K, its "
-      "factors and the per-iteration vectors, the cores share one memory bus and T1/p is not reached.")
+      "K_C and R_C, per iteration.")
+print("- Memory bandwidth: a node's work is a few small dense products; with all cores streaming the "
+      "factors, G's blocks and the per-iteration vectors, the cores share one memory bus and T1/p is not "
+      "reached.")
 print("- Nets: the number of handles grows like sqrt(n) (a wave front)" + net_text + ", so a node's dense "
       "Schur complement costs like handles³ and the top nodes like n^1.5: they dominate and stay serial, "
       "and the critical path is O(n^1.5) rather than O(log n).")
 print(f"- The iteration count k: every call repeats the solve (vectors only) k times (measured acc_it: "
       f"{', '.join(map(str, iters))}; the maximum is FormulationSettings::dca_max_iterations), and each "
       "iteration is a full up-and-down sweep with its own synchronisation at every level.")
-print("- The serial parts outside the tree: loading the bodies, the constraint rows, the applied forces and "
-      "the convergence test are O(n) loops on one thread (Amdahl).")
+print("- The parts outside the tree: the loops over bodies and rows (positions, G's blocks, residuals, "
+      "masses) run in parallel chunks of Dca::kParallelLoopGrain, but each is a fork and a join; the vector "
+      "updates of each iteration and its convergence test (a maximum over the state) stay serial, O(n) "
+      "(Amdahl).")
 print()
 
 # 4. Checks, skipped sizes, machine, command.

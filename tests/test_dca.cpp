@@ -134,8 +134,11 @@ TEST(Dca, AssemblyTreeIsBalancedWithFewHandles) {
 // Every node's arithmetic is the same for any thread count (dca.hpp): accelerations, multipliers
 // and projections are equal to the last bit, on a net large enough to be split into tasks.
 TEST(Dca, SameNumbersForAnyThreadCount) {
-  const Model net = Model::build(square_net_mechanism(6, 6, 0.5));
+  // The net has subtrees in parallel and rows in parallel chunks; the 601-bar chain bodies too.
+  for (const Mechanism& mech : {square_net_mechanism(8, 8, 0.5), square_chain_mechanism(200)}) {
+  const Model net = Model::build(mech);
   ASSERT_GT(net.nbodies, 2 * Dca::kParallelGrain);
+  ASSERT_GT(Dca(net, {}).tree_shape().rows, 2 * Dca::kParallelLoopGrain);
   std::vector<VecX> results;
   for (int threads : {1, 2}) {
     FormulationSettings fs;
@@ -152,7 +155,8 @@ TEST(Dca, SameNumbersForAnyThreadCount) {
     all << dx, x;
     results.push_back(all);
   }
-  EXPECT_EQ(results[0], results[1]);
+  EXPECT_EQ(results[0], results[1]) << net.name;
+  }
 }
 
 // Kinetic energy of an absolute state: Σ ½ m ṙ² + ½ ωᵀ J ω, J about the centre of mass in world axes.

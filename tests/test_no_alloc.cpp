@@ -178,6 +178,8 @@ TEST(NoAllocation, DcaAllocatesNothingPerStep) {
   cases.push_back(test::assembled_state("geared_chain", 1));
   const Model net = Model::build(square_net_mechanism(6, 6, 0.5));
   cases.push_back({"square net 6 x 6", net, net.q0, net.u0});
+  const Model chain = Model::build(square_chain_mechanism(200));  // bodies in parallel chunks
+  cases.push_back({"square chain 200", chain, chain.q0, chain.u0});
   for (const test::LoopState& c : cases)
     for (int threads : {1, 2}) {
       FormulationSettings settings;

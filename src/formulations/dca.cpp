@@ -10,6 +10,8 @@
 #include <thread>
 
 #include <Eigen/Cholesky>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 
@@ -351,6 +353,15 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   for (int r = 0; r < m; ++r) first_block_[r + 1] = first_block_[r] + constraints_[rows_[r].loop].nbodies;
   Gblk_.setZero(6, first_block_[m]);
   Gfactored_.setZero(6, first_block_[m]);
+  body_first_.assign(nb + 1, 0);
+  for (int r = 0; r < m; ++r)
+    for (int j = 0; j < constraints_[rows_[r].loop].nbodies; ++j) ++body_first_[constraints_[rows_[r].loop].bodies[j] + 1];
+  for (int i = 0; i < nb; ++i) body_first_[i + 1] += body_first_[i];
+  body_blocks_.resize(body_first_[nb]);
+  std::vector<int> filled(body_first_.begin(), body_first_.end() - 1);
+  for (int r = 0; r < m; ++r)
+    for (int j = 0; j < constraints_[rows_[r].loop].nbodies; ++j)
+      body_blocks_[filled[constraints_[rows_[r].loop].bodies[j]]++] = {r, first_block_[r] + j};
   fp_.resize(constraints_.size());
   fc_.resize(constraints_.size());
   has_forces_ = !model.forces.empty() || !model.callbacks.empty();
@@ -423,9 +434,30 @@ void Dca::pre_order(int node, const F& f) {
   }
 }
 
+template <class F>
+void Dca::in_pool(const F& f) {
+  if (pool_) pool_->arena.execute(f);
+  else f();
+}
+
+template <class F>
+void Dca::for_each(int n, const F& f) {
+  if (!pool_ || n < 2 * kParallelLoopGrain) {
+    for (int i = 0; i < n; ++i) f(i);
+    return;
+  }
+  in_pool([&] {
+    tbb::parallel_for(tbb::blocked_range<int>(0, n, kParallelLoopGrain),
+                      [&](const tbb::blocked_range<int>& range) {
+                        for (int i = range.begin(); i < range.end(); ++i) f(i);
+                      },
+                      tbb::simple_partitioner());
+  });
+}
+
 void Dca::load_bodies(const Eigen::Ref<const VecX>& x, bool velocities) {
   const int nb = model_.nbodies;
-  for (int i = 0; i < nb; ++i) {
+  for_each(nb, [&](int i) {
     r_[i] = x.segment<3>(7 * i);
     const Eigen::Map<const Eigen::Vector4d> p(x.data() + 7 * i + 3);
     R_[i] = Quat(p(0), p(1), p(2), p(3)).normalized().toRotationMatrix();
@@ -433,7 +465,7 @@ void Dca::load_bodies(const Eigen::Ref<const VecX>& x, bool velocities) {
       w_[i] = x.segment<3>(7 * nb + 6 * i);
       v_[i] = x.segment<3>(7 * nb + 6 * i + 3);
     }
-  }
+  });
 }
 
 void Dca::update_rows(bool velocities) {
@@ -454,16 +486,16 @@ void Dca::update_rows(bool velocities) {
     f.dw0.setZero();
     f.a0 = f.w.cross(f.w.cross(s));
   };
-  for (std::size_t k = 0; k < constraints_.size(); ++k) {
+  for_each(static_cast<int>(constraints_.size()), [&](int k) {
     const Constraint& c = constraints_[k];
-    if (c.source == Constraint::Source::coupling) continue;
+    if (c.source == Constraint::Source::coupling) return;
     frame(c.joint->parent, c.joint->parent_frame, fp_[k]);
     frame(c.joint->child, c.joint->child_frame, fc_[k]);
-  }
-  Gblk_.setZero();
-  for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+  });
+  for_each(static_cast<int>(rows_.size()), [&](int r) {
     const ConstraintRow& row = rows_[r];
     const Constraint& c = constraints_[row.loop];
+    Gblk_.middleCols(first_block_[r], c.nbodies).setZero();
     auto block = [&](int body) { return Gblk_.block<6, 1>(0, first_block_[r] + c.slot(body)); };
     if (row.kind != Kind::coupling) {
       const ConstraintData::Frame &p = fp_[row.loop], &ch = fc_[row.loop];
@@ -483,7 +515,7 @@ void Dca::update_rows(bool velocities) {
         else g << (ch.x - r_[side]).cross(b), b;
         block(side) += sigma * g;
       }
-      continue;
+      return;
     }
     // Coupling Φ = Σ c_k q_k − value over one-coordinate joints: a revolute joint's q̇ = b·(ω_c − ω_p),
     // b the axis in the world, a prismatic joint's the `along` rate of its axis.
@@ -520,13 +552,7 @@ void Dca::update_rows(bool velocities) {
       phidot_(r) = edot;
       gamma_(r) = bias;
     }
-  }
-}
-
-template <class F>
-void Dca::in_pool(const F& f) {
-  if (pool_) pool_->arena.execute(f);
-  else f();
+  });
 }
 
 namespace {
@@ -541,10 +567,13 @@ void gather(const In& K, const std::vector<int>& rows, const std::vector<int>& c
 }  // namespace
 
 void Dca::factor() {
-  for (int i = 0; i < model_.nbodies; ++i) mass_[i] = body_mass(i);
+  for_each(model_.nbodies, [&](int i) { mass_[i] = body_mass(i); });
   // The solves use G as factored: the projections' modified Newton keeps the matrices of q*
   // while update_rows moves Gblk_ with q.
-  Gfactored_ = Gblk_;
+  for_each(static_cast<int>(rows_.size()), [&](int r) {
+    const int from = first_block_[r], n = first_block_[r + 1] - from;
+    Gfactored_.middleCols(from, n) = Gblk_.middleCols(from, n);
+  });
   in_pool([&] { post_order(root_, [&](int id) { factor_node(id); }); });
 }
 
@@ -682,13 +711,13 @@ void Dca::applied_forces(double t, const VecX& x) {
       if (model_.parent[i] >= 0) Q_.segment<6>(6 * model_.parent[i]) -= F;
     }
   }
-  for (int i = 0; i < nb; ++i) {
+  for_each(nb, [&](int i) {
     auto q = Q_.segment<6>(6 * i);
     const Vec3 f = q.tail<3>() + model_.mass[i] * model_.gravity;
     const Mat3 J = R_[i] * Jc_[i] * R_[i].transpose();
     q.head<3>() = q.head<3>() - r_[i].cross(q.tail<3>()) - w_[i].cross(J * w_[i]);
     q.tail<3>() = f;
-  }
+  });
 }
 
 void Dca::body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a) {
@@ -710,23 +739,23 @@ void Dca::body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a) {
 
 
 void Dca::constraint_residual(const VecX& x, const VecX& nu) {
-  for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+  for_each(static_cast<int>(rows_.size()), [&](int r) {
     const Constraint& c = constraints_[rows_[r].loop];
     c_(r) = nu(r);
     for (int j = 0; j < c.nbodies; ++j) c_(r) += Gblk_.col(first_block_[r] + j).dot(x.segment<6>(6 * c.bodies[j]));
-  }
+  });
 }
 
 void Dca::force_residual(const VecX& F, const VecX& x) {
-  for (int i = 0; i < model_.nbodies; ++i) res_.segment<6>(6 * i).noalias() = F.segment<6>(6 * i) - mass_[i] * x.segment<6>(6 * i);
-  subtract_constraint_forces();
+  for_each(model_.nbodies, [&](int i) {
+    res_.segment<6>(6 * i).noalias() = F.segment<6>(6 * i) - mass_[i] * x.segment<6>(6 * i);
+    subtract_constraint_forces(i);
+  });
 }
 
-void Dca::subtract_constraint_forces() {
-  for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
-    const Constraint& c = constraints_[rows_[r].loop];
-    for (int j = 0; j < c.nbodies; ++j) res_.segment<6>(6 * c.bodies[j]) -= lambda_(r) * Gblk_.col(first_block_[r] + j);
-  }
+void Dca::subtract_constraint_forces(int i) {
+  for (int k = body_first_[i]; k < body_first_[i + 1]; ++k)
+    res_.segment<6>(6 * i) -= lambda_(body_blocks_[k].first) * Gblk_.col(body_blocks_[k].second);
 }
 
 int Dca::refine(const VecX& F, const VecX& nu, double tolerance, VecX& x) {
@@ -745,14 +774,14 @@ int Dca::refine(const VecX& F, const VecX& nu, double tolerance, VecX& x) {
 
 void Dca::derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) {
   const int nb = model_.nbodies;
-  for (int i = 0; i < nb; ++i) {
+  for_each(nb, [&](int i) {
     dx.segment<3>(7 * i) = x.segment<3>(7 * nb + 6 * i + 3);
     const Eigen::Map<const Eigen::Vector4d> p(x.data() + 7 * i + 3);
     const Vec3 w = x.segment<3>(7 * nb + 6 * i);
     // ṗ = ½ (0, ω) ⊗ p, ω in world axes.
     dx(7 * i + 3) = -0.5 * w.dot(p.tail<3>());
     dx.segment<3>(7 * i + 4) = 0.5 * (p(0) * w + w.cross(p.tail<3>()));
-  }
+  });
   body_accelerations(t, x, dx.tail(6 * nb));
 }
 
@@ -769,19 +798,19 @@ void Dca::project(Eigen::Ref<VecX> x) {
   while (k < max_iterations_) {
     // Residuals of M (q − q*) + Gᵀλ = 0 and Φ(q) = 0 at the current q and λ; the correction Δ of
     // the modified Newton iteration (eq 99), with the matrices at q*, solves for them.
-    for (int i = 0; i < nb; ++i) {
+    for_each(nb, [&](int i) {
       Vec6 d;
       d << rotation_vector(R_[i] * R_star_[i].transpose()), r_[i] - r_star_[i];
       res_.segment<6>(6 * i).noalias() = -mass_[i] * d;
-    }
-    subtract_constraint_forces();
+      subtract_constraint_forces(i);
+    });
     solve(res_, phi_, out_);
     lambda_ += dlambda_;
     ++k;
-    for (int i = 0; i < nb; ++i) {
+    for_each(nb, [&](int i) {
       R_[i] = rotation_of(out_.segment<3>(6 * i)) * R_[i];
       r_[i] += out_.segment<3>(6 * i + 3);
-    }
+    });
     update_rows(false);
     double reach = 1.0;  // radians, and the farthest centre of mass
     for (int i = 0; i < nb; ++i) reach = std::max(reach, r_[i].cwiseAbs().maxCoeff());

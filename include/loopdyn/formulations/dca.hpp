@@ -64,8 +64,10 @@
 //
 // Parallel (004 §1, §4.4): the two subtrees of a node are assembled, and disassembled, as two tasks
 // of a oneTBB task arena that lives as long as the formulation, down to subtrees of kParallelGrain
-// bodies. Each node's arithmetic is the same whatever the thread count, so results are identical
-// (bit for bit) for any number of threads.
+// bodies; the loops over bodies and rows (positions, rows of G, residuals, masses) run in chunks of
+// kParallelLoopGrain, each element computed on its own (the constraint forces on a body gathered
+// from its rows in a fixed order). Each node's and element's arithmetic is the same whatever the
+// thread count, so results are identical (bit for bit) for any number of threads.
 //
 // Output: to_joint() inverts each tree joint's kinematics (body_coordinates.hpp). Applied forces
 // are evaluated at that joint state (evaluate_forces), joint forces acting on the joint's two
@@ -85,7 +87,9 @@ namespace loopdyn {
 class Dca final : public Formulation {
  public:
   /// Subtrees with fewer bodies are assembled and disassembled by one task.
-  static constexpr int kParallelGrain = 32;
+  static constexpr int kParallelGrain = 64;
+  /// Loops over bodies or rows run in chunks of this many elements.
+  static constexpr int kParallelLoopGrain = 128;
 
   /// Throws std::invalid_argument naming the setting for α, μ, Ω, tolerances not finite and > 0
   /// (μ, Ω >= 0), iterations < 1 or threads < 0.
@@ -175,7 +179,7 @@ class Dca final : public Formulation {
   /// correction is below tolerance (or 100 ulps of x).
   int refine(const VecX& F, const VecX& nu, double tolerance, VecX& x);
   void force_residual(const VecX& F, const VecX& x);       ///< res_ = F − M x − Gᵀ lambda_
-  void subtract_constraint_forces();                       ///< res_ −= Gᵀ lambda_
+  void subtract_constraint_forces(int body);               ///< res_ −= Gᵀ lambda_ on one body
   void constraint_residual(const VecX& x, const VecX& nu);  ///< c_ = G x + ν
   /// One divide-and-conquer solve of M a + Gᵀλ = F, λ = α (G a + ν) with the factored matrices:
   /// F (6 per body), ν (rows); out: a (6 per body), dlambda_: λ.
@@ -191,6 +195,9 @@ class Dca final : public Formulation {
   /// f() in the task arena (or directly with one thread).
   template <class F>
   void in_pool(const F& f);
+  /// f(i) for i = 0 .. n − 1, in parallel chunks when threads_ > 1; f(i) writes element i only.
+  template <class F>
+  void for_each(int n, const F& f);
   void solve_tree(const VecX& b, const VecX& nu, VecX& out);
 
   double alpha_, mu_, omega_;
@@ -234,6 +241,10 @@ class Dca final : public Formulation {
   bool refresh_warm_ = true;  ///< the next evaluation is the first at an accepted state
   VecX res_, delta_;  ///< (6 nbodies) force residual and correction of refine()
   std::vector<int> first_block_;  ///< (rows + 1) first column of each row's blocks in Gblk_
+  /// The (row, column of Gblk_) pairs of each body, rows ascending: body i's from
+  /// body_blocks_[body_first_[i]] to body_blocks_[body_first_[i + 1]] (the gather of Gᵀλ).
+  std::vector<int> body_first_;
+  std::vector<std::pair<int, int>> body_blocks_;
   Mat6X Gblk_;       ///< G's 6-block of each (row, constraint body) at the loaded positions (update_rows)
   Mat6X Gfactored_;  ///< Gblk_ at the last factor(), read by the tree's factors and solves
   std::vector<ConstraintData::Frame> fp_, fc_;
