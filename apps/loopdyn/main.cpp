@@ -84,8 +84,9 @@ std::string initial_state(const Model& model, bool no_assemble, VecX& q, VecX& u
   return std::string(line).append("independent speeds: ").append(independent.empty() ? "none" : independent).append("\n");
 }
 
-// The survey's change points and the crossings of the run (change_points.hpp), the first ten listed.
-void print_change_points(const Model& model, const Trajectory& traj) {
+// The survey's change points and the crossings of the run (change_points.hpp), the first ten listed;
+// `watch`: the guard applied to this run's method and settings (it may still be too large for it).
+void print_change_points(const Model& model, const Trajectory& traj, bool watch) {
   const ChangePointSurvey& s = traj.change_points;
   if (!model.has_loops()) return;
   if (!s.walked) {
@@ -94,6 +95,10 @@ void print_change_points(const Model& model, const Trajectory& traj) {
       std::printf("guard       singular configurations watched at every step: smallest sigma ratio %.3g of the "
                   "start's (the guard stops below %g)\n",
                   traj.guard_smallest, kGuardNear);
+    else if (watch && model.loops().constraints.rows() > kGuardLargestRows)
+      std::printf("guard       not watched: %d kept rows, more than the guard's %d; a singular configuration met "
+                  "during the run is not detected (--method dca crosses them)\n",
+                  model.loops().constraints.rows(), kGuardLargestRows);
     return;
   }
   std::printf("change pts  %zu on the configuration curve (%s after %d walk steps), %zu crossed\n", s.points.size(),
@@ -200,7 +205,8 @@ int simulate(const SimulateOptions& o) {
   std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
               (e1 - e0) / std::max(std::abs(e0), 1e-300));
   if (o.project) print_projection(traj.projection, r.settings.projection, traj.stats.steps_accepted);
-  print_change_points(model, traj);
+  print_change_points(model, traj,
+                      r.settings.guard_singular_configurations && !r.formulation->crosses_singular_configurations());
   std::printf("wrote       %s (%zu rows x %zu columns)\n", o.out.c_str(), traj.rows.size(), traj.columns.size());
   return 0;
 }
