@@ -354,7 +354,8 @@ SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, 
   const double top = std::max(l(l.size() - 1), 1e-300);
   structural_ = 0;
   while (structural_ + 1 < l.size() && l(structural_) <= kNullRatio * kNullRatio * top) ++structural_;
-  rho0_ = std::max(indicator(q0, false), 1e-300);
+  rho_ = std::sqrt(std::max(l(structural_), 0.0) / top);
+  rho0_ = std::max(rho_, 1e-300);
 }
 
 double SingularityGuard::indicator(const Eigen::Ref<const VecX>& q, bool vectors) {
