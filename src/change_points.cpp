@@ -342,11 +342,11 @@ double ChangePointMonitor::adjust_step(double t, double h) const {
 
 SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, const VecX& q0)
     : model_(model), cons_(cons), enabled_(cons.rows() > 0 && cons.rows() <= kGuardLargestRows), kin_(model),
-      data_(model) {
+      data_(model), G_(enabled_ ? cons.rows() : 0, model.nv), GGt_(enabled_ ? cons.rows() : 0, enabled_ ? cons.rows() : 0),
+      // Its workspace, once, in place: Eigen's sized constructor leaves its status unset, which a
+      // copy would read.
+      eig_(enabled_ ? cons.rows() : 0) {
   if (!enabled_) return;
-  G_.resize(cons.rows(), model.nv);
-  GGt_.resize(cons.rows(), cons.rows());
-  eig_ = Eigen::SelfAdjointEigenSolver<MatX>(cons.rows());  // its workspace, once
   indicator(q0, false);
   // Singular values already zero at q0 belong to rows redundant everywhere (Bricard's), not to a
   // singular configuration: ρ skips them (kNullRatio, as the survey counts degrees of freedom).
