@@ -139,9 +139,10 @@ void methods_table(const Case& c) {
         if (e > kFollow && leaves < 0.0) leaves = traj.rows[row](0);
       }
       const int energy = traj.column("energy");
+      char left[16] = "-";
+      if (leaves >= 0.0) std::snprintf(left, sizeof left, "%.2f", leaves);
       std::printf("| %s | %s | %s | %.2g | %s | %.2g | %.2f |\n", method.c_str(), integrator.c_str(), guarded.c_str(),
-                  worst, leaves < 0.0 ? "-" : std::to_string(leaves).substr(0, 4).c_str(),
-                  traj.rows.back()(energy) - traj.rows.front()(energy), cpu);
+                  worst, left, traj.rows.back()(energy) - traj.rows.front()(energy), cpu);
     } catch (const std::runtime_error& e) {
       std::printf("| %s | %s | %s | failed: %.60s | | | |\n", method.c_str(), integrator.c_str(), guarded.c_str(),
                   e.what());
