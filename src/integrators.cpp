@@ -243,7 +243,13 @@ class Driver {
 
     while (t < t_end) {
       check_step_budget(t);
+      // A step the system shortens (ahead of a change point) says nothing about the step the
+      // error allows: the controller keeps its own proposal for the steps after it. Without this,
+      // a rejected straddling step was followed by ever shorter placed steps that crept towards
+      // the change point until dopri5's step size underflowed (A02 with N = 40 at 1e-11).
+      const double h_controller = h;
       h = std::min(h, sys_.adjust_step(t, h));
+      const bool placed = h < h_controller;
       // Last step: stretch by up to 1 % or shorten so that it lands exactly on t_end.
       const bool last = t + 1.01 * h >= t_end;
       // Underflow of the controller's step (a short last step bounded by t_end − t is legitimate).
@@ -303,8 +309,9 @@ class Driver {
         if (post_step(t, x, copy)) eval(t, x, k1);  // post_step moved x: refresh the FSAL derivative
         emit_up_to(t, x);
 
+        if (placed) h_new = std::max(h_new, h_controller);
         h_new = std::min(h_new, set_.dt_max);
-        if (reject) h_new = std::min(h_new, h);  // no growth right after a rejection
+        if (reject) h_new = std::min(h_new, placed ? h_controller : h);  // no growth right after a rejection
         reject = false;
       } else {
         // Rejected: shrink without the PI term, h_new = h / min(1/fac_min, err^α / safe).

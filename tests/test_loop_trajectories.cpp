@@ -109,7 +109,7 @@ TEST(LoopTrajectories, EveryMethodAgreesOnEveryModelWithLoops) {
 }
 
 // Paper 001 §4.2 case I: the parallelogram (l0 = 2) passes the singular configuration y2 = 0
-// twice in 5 s. gcp and nullspace re-choose the independent coordinate, keep Φ below 1e-8 and stay
+// twice in 5 s. gcp, nullspace and embedding cross it with placed steps, keep Φ below 1e-8 and stay
 // on the parallelogram branch, where the coupler angle relative to the crank is minus the crank
 // angle and the rocker turns with the crank (q.crank_pin = −q.crank_pivot = −q.rocker_pivot).
 // With the post-step projection (tolerance 1e-10 on |Φ| and on the scaled |G u|) every method keeps
@@ -133,10 +133,6 @@ TEST(LoopTrajectories, PartitionedMethodsPassTheSingularFourBar) {
   std::vector<Trajectory> runs;
   for (const std::string method : {"gcp", "nullspace", "embedding"}) {
     auto f = make_formulation(method, c.model);
-    int switches = 0;
-    f->set_event_sink([&](const FormulationEvent& e) {
-      switches += e.message.find("chosen again") != std::string::npos;
-    });
     SimulationSettings s;
     s.integrator.kind = IntegratorKind::dopri5;
     s.integrator.rtol = s.integrator.atol = 1e-10;
@@ -145,7 +141,10 @@ TEST(LoopTrajectories, PartitionedMethodsPassTheSingularFourBar) {
     Simulator sim(c.model, *f, s);
     runs.push_back(sim.run(c.q, c.u));
     const Trajectory& t = runs.back();
-    EXPECT_GE(switches, 1) << method;
+    // Each passage is crossed by a placed step (change_points.hpp) and reported. The partition
+    // may or may not be chosen again on the way: the straddling step's stages keep 0.25 h away
+    // from the point, where the dependent block may stay within partition_condition_growth.
+    EXPECT_GE(t.crossings.size(), 2u) << method;
     double min_abs_crank = 10.0;
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
       EXPECT_LT(t.at(r, "residual.position"), 1e-8) << method << ", t = " << t.at(r, "t");

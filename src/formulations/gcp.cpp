@@ -1,5 +1,6 @@
 #include "loopdyn/formulations/gcp.hpp"
 
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -29,6 +30,18 @@ void Gcp::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX>
   partition_.prepare(t, q, u);  // eqs 12-14
   try {
     dense_.accelerations(t, partition_.state_q(), partition_.state_u(), udot);  // eq 15
+  } catch (const SingularConfigurationError&) {
+    // The survey's change points are crossed with placed steps whose stages keep away from them
+    // (change_points.hpp); a stage this close means steps shorter than the loops' conditioning
+    // there allows, or a singular configuration no survey listed.
+    std::ostringstream s;
+    s << "t = " << t << ": gcp stops at a singular configuration (a change point of the loops "
+      << dense_.null_space_loops() << "): constraint rank " << dense_.rank() << " of "
+      << dense_.constraints().rows() << ", condition number " << dense_.condition()
+      << ", so its multiplier solve (001 eq 15) has no unique answer. Steps that come this close to a change "
+         "point are shorter than the loops' conditioning there allows: loosen --rtol/--atol, or use --method "
+         "dca, whose matrices stay regular there";
+    throw SingularConfigurationError(s.str());
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string("gcp, in the dense solve of 001 eq 15: ") + e.what());
   }

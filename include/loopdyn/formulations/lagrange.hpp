@@ -26,6 +26,8 @@ class LagrangeFormulation : public Formulation {
   /// point: integrating G u̇ = γ̄ they hold no position information that tells the continuing
   /// branch from the others (on IFToMM A02 they leave the motion at its second crossing).
   std::string change_point_refusal() const override;
+  /// The loops whose rows dominate the null space of the last singular multiplier system.
+  std::string null_space_loops() const;
 
  protected:
   LagrangeFormulation(const Model& model, const FormulationSettings& settings);
@@ -46,8 +48,6 @@ class LagrangeFormulation : public Formulation {
   VecX lambda_;   ///< (m) multipliers
 
  private:
-  std::string null_space_loops() const;
-
   PsdSolver solver_;
   bool singular_ = false;
 };
