@@ -170,10 +170,22 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
   prepare_change_points(traj, q_, u_);
   if (monitor_) monitor_->observe(0.0, q_, u_);
   const std::vector<double> times = output_times(settings_.t_end, settings_.output_dt);
-  traj.stats = integrate(*this, settings_.integrator, 0.0, x0, times, [&](double t, const VecX& x) {
-    traj.rows.push_back(row(t, x));
-    if (progress) progress(t);
-  });
+  try {
+    traj.stats = integrate(*this, settings_.integrator, 0.0, x0, times, [&](double t, const VecX& x) {
+      traj.rows.push_back(row(t, x));
+      if (progress) progress(t);
+    });
+  } catch (const IntegrationError& e) {
+    // Near a change point every joint-coordinate derivative carries round-off amplified by
+    // 1 / σ_min(G) (change_points.hpp); a tolerance below that noise collapses the step there.
+    const ChangePoint* point = monitor_ ? monitor_->imminent() : nullptr;
+    if (!point) throw;
+    throw SingularConfigurationError(
+        std::string(e.what()) + ", next to a change point of the loops (" + describe(model_, *point) + "): " +
+        std::string(formulation_.name()) +
+        "'s derivative is too noisy there for this tolerance. Loosen --rtol/--atol, or use --method dca, whose "
+        "matrices stay regular there");
+  }
   if (projector_) traj.projection = projector_->stats();
   traj.crossings = crossings_;
   traj.guarded = guard_.has_value();

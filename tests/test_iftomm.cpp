@@ -199,6 +199,25 @@ TEST(IftommA02, FourLoopsThroughTwentyCrossingsEveryPositionMethodFollowsTheExac
   }
 }
 
+// A tolerance below the round-off of the derivative next to a change point (it grows like
+// 1 / σ_min(G) there) collapses dopri5's step at a crossing: embedding at 1e-12 on N = 4 does at
+// the second one (t = 1.236). That is a singular-configuration stop naming the change point and
+// dca, which auto hands over to, not a bare step-size underflow.
+TEST(IftommA02, StepCollapseAtACrossingIsASingularConfigurationStopNamingDca) {
+  const reference::BenchmarkCase c = reference::a02_case(4, 2.0);
+  const Model model = Model::build(c.mechanism);
+  auto f = make_formulation("embedding", model);
+  try {
+    reference::simulate_case(c, model, *f, 1e-12);
+    FAIL() << "embedding at 1e-12 was expected to stop next to the second crossing";
+  } catch (const SingularConfigurationError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("step size underflow"), std::string::npos) << what;
+    EXPECT_NE(what.find("next to a change point of the loops"), std::string::npos) << what;
+    EXPECT_NE(what.find("--method dca"), std::string::npos) << what;
+  }
+}
+
 TEST(IftommA03, ReferenceMeetsThePublishedSolutionAtTheEnd) {
   // The test set's angles at 0.03 s (PSIDE at rtol = atol = 1e-14, 16 digits). The reference is
   // converged far below that: h = 2e-6 and 5e-7 s agree to 5e-13 rad. What remains is the published

@@ -116,6 +116,9 @@ class ChangePointMonitor {
   /// The step to take from t (the last observed time) instead of h (see the file comment).
   double adjust_step(double t, double h) const;
   const ChangePointCrossing& last() const { return last_; }
+  /// The change point the last observed state is next to (kImminentOffset along its tangent), or
+  /// nullptr.
+  const ChangePoint* imminent() const;
 
  private:
   struct Offset {
