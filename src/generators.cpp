@@ -1,6 +1,7 @@
 // Benchmark mechanisms and states (generators.hpp; definitions in shared/design/benchmarks.md).
 #include "loopdyn/generators.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -286,6 +287,17 @@ std::vector<Eigen::Vector4d> SpatialLadderPendulum::solve(const Eigen::Vector4d&
 Eigen::Vector4d SpatialLadderPendulum::state_of(const Model& model, const VecX& q, const VecX& u) {
   const int j = model.joint_index("post0_top");
   return {q(model.q_index[j]), q(model.q_index[j] + 1), u(model.v_index[j]), u(model.v_index[j] + 1)};
+}
+
+void set_initial_state(Mechanism& m, const Model& model, const VecX& q, const VecX& u) {
+  for (JointSpec& spec : m.joints) {
+    const auto it = std::find_if(model.joints.begin(), model.joints.end(),
+                                 [&](const ModelJoint& j) { return j.name == spec.name; });
+    if (it == model.joints.end()) continue;
+    const int i = static_cast<int>(it - model.joints.begin());
+    spec.q.assign(q.data() + model.q_index[i], q.data() + model.q_index[i] + model.nq_joint[i]);
+    spec.u.assign(u.data() + model.v_index[i], u.data() + model.v_index[i] + model.nv_joint[i]);
+  }
 }
 
 }  // namespace loopdyn

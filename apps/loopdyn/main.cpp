@@ -408,19 +408,6 @@ struct GenerateOptions {
   double tilt = 0.5;
 };
 
-// Puts a state in model coordinates into the tree joints' q and u (by joint name), so that the
-// mechanism starts exactly at it; loop-closing joints have no coordinates and keep theirs.
-void set_initial_state(Mechanism& m, const Model& model, const VecX& q, const VecX& u) {
-  for (JointSpec& spec : m.joints) {
-    const auto it = std::find_if(model.joints.begin(), model.joints.end(),
-                                 [&](const ModelJoint& j) { return j.name == spec.name; });
-    if (it == model.joints.end()) continue;
-    const int i = static_cast<int>(it - model.joints.begin());
-    spec.q.assign(q.data() + model.q_index[i], q.data() + model.q_index[i] + model.nq_joint[i]);
-    spec.u.assign(u.data() + model.v_index[i], u.data() + model.v_index[i] + model.nv_joint[i]);
-  }
-}
-
 // The model file of a generated mechanism, to `out` or to stdout when `out` is empty.
 int write_generated(const Mechanism& m, const std::string& out) {
   if (out.empty()) {

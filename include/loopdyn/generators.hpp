@@ -21,6 +21,12 @@
 
 namespace loopdyn {
 
+/// Puts a state in the coordinates of `model` (built from m) into the tree joints' q and u, by joint
+/// name, so that m starts exactly at it and a model built from m again has the state's loop
+/// structure (redundant rows are decided at the initial configuration); loop-closing joints have no
+/// coordinates and keep theirs. How `loopdyn generate` and Python's generators start a benchmark.
+void set_initial_state(Mechanism& m, const Model& model, const VecX& q, const VecX& u);
+
 /// splitmix64 (Steele, Lea, Flood 2014): next() = mix(s += 0x9e3779b97f4a7c15).
 class SplitMix64 {
  public:

@@ -1,0 +1,203 @@
+"""loopdyn from Python: forward dynamics of multibody systems with closed kinematic loops.
+
+The C++ library does the work (the _loopdyn extension); this file adds what is easier in Python:
+the Mechanism builder, the choice of `method="auto"` with its restart, and the Result of a run.
+docs/python.md has the API.
+"""
+import json
+import sys
+import warnings
+
+from ._loopdyn import (IntegrationError, Method, Model, ModelError, SingularConfigurationError, chain,
+                       default_project_tolerance, ladder, method_names, nfourbar, normalized_yaml, spatial_ladder,
+                       square_chain, square_net)
+from ._loopdyn import _simulate
+
+__all__ = ["IntegrationError", "Mechanism", "Method", "Model", "ModelError", "Result", "SingularConfigurationError",
+           "chain", "ladder", "load", "method", "method_names", "nfourbar", "simulate", "spatial_ladder",
+           "square_chain", "square_net"]
+
+
+def load(path):
+    """The Model of a model file (docs/model-format.md); ModelError names file:line and the problem."""
+    return Model.load(str(path))
+
+
+def _plain(value):
+    """numpy arrays and scalars as the lists and numbers json writes."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not a model-file value")
+
+
+class Mechanism:
+    """A mechanism described in code, item by item, with the model file's keys (docs/model-format.md).
+
+    Model() hands it to the model-file reader as text, so that it gets the reader's checks and
+    messages; a ModelError names the line of the script that added the offending item.
+    """
+
+    _SOURCE = "<mechanism>"
+
+    def __init__(self, name="mechanism", gravity=(0.0, 0.0, -9.81)):
+        self.top = {"name": name, "gravity": gravity}
+        self.items = {"bodies": [], "joints": [], "markers": [], "forces": [], "constraints": []}
+        self._where = {"top": self._caller(2)}
+
+    @staticmethod
+    def _caller(depth):
+        """'file:line' of the user's call `depth` frames up (of the constructor, or of add_*)."""
+        frame = sys._getframe(depth)
+        return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+    def _add(self, section, item):
+        self.items[section].append((item, self._caller(3)))
+        return self
+
+    def add_body(self, name, mass, **keys):
+        """A body: `com` (3), `inertia` (3 or 6 numbers about the centre of mass)."""
+        return self._add("bodies", {"name": name, "mass": mass, **keys})
+
+    def add_joint(self, name, type, parent, child, **keys):
+        """A joint: `parent_frame`/`child_frame` ({xyz, rpy}), `axis`, `axis2`, `q`, `u`, `cut`, `independent`."""
+        return self._add("joints", {"name": name, "type": type, "parent": parent, "child": child, **keys})
+
+    def add_marker(self, name, body, xyz=(0.0, 0.0, 0.0)):
+        return self._add("markers", {"name": name, "body": body, "xyz": xyz})
+
+    def add_force(self, type, **keys):
+        """A force element: joint_spring_damper, point_spring_damper, joint_force, body_force, body_torque."""
+        return self._add("forces", {"type": type, **keys})
+
+    def add_coupling(self, type, name, **keys):
+        """A coordinate coupling (the file's `constraints:`): gear or linear."""
+        return self._add("constraints", {"type": type, "name": name, **keys})
+
+    def text(self):
+        """Model-file text (YAML flow style), one item a line, and the script location of each line."""
+        lines, where = ["{" + json.dumps(self.top, default=_plain)[1:-1] + ","], [self._where["top"]]
+        for section, items in self.items.items():
+            lines.append(f'"{section}": [')
+            where.append(self._where["top"])
+            for k, (item, at) in enumerate(items):
+                lines.append(json.dumps(item, default=_plain) + ("," if k + 1 < len(items) else ""))
+                where.append(at)
+            lines.append("],")
+            where.append(self._where["top"])
+        lines[-1] = "]}"
+        return "\n".join(lines) + "\n", where
+
+    def to_yaml(self):
+        """The mechanism as loopdyn writes model files (`loopdyn generate`)."""
+        return self._checked(normalized_yaml)
+
+    def build(self):
+        """The Model; ModelError (naming the script's line) when the mechanism is invalid."""
+        return self._checked(Model.parse)
+
+    def _checked(self, parse):
+        text, where = self.text()
+        try:
+            return parse(text, self._SOURCE)
+        except ModelError as e:
+            raise ModelError(self._located(str(e), where)) from None
+
+    def _located(self, message, where):
+        """'<mechanism>:7: problem' as 'script.py:42: problem'."""
+        prefix, _, rest = message.partition(": ")
+        source, _, line = prefix.rpartition(":")
+        if source != self._SOURCE or not line.isdigit():
+            return message
+        return f"{where[int(line) - 1]}: {rest}"
+
+
+def method(model, name="auto", integrator="rk4", **options):
+    """The formulation `name` for model (docs/methods.md); `auto` picks one for the integrator."""
+    if name == "auto":
+        name = model.default_method(integrator=integrator)["method"]
+    return Method(model, name, **options)
+
+
+class Result:
+    """A simulation's output rows: `data` (rows x columns) and `columns`, named as loopdyn's CSV.
+
+    result["q.elbow"] is a view of one column of `data` (no copy). `method` is the method that ran,
+    `handed_over` the one `auto` chose first when it stopped at a singular configuration,
+    `initial` the assembly of the initial state (or None), `stats` the integrator's work,
+    `events` the (t, message) reports of the method.
+    """
+
+    def __init__(self, columns, data, method, stats, events, initial=None, handed_over=None):
+        self.columns, self.data = list(columns), data
+        self._index = {name: k for k, name in enumerate(self.columns)}
+        self.method, self.stats, self.events = method, stats, events
+        self.initial, self.handed_over = initial, handed_over
+
+    def __getitem__(self, name):
+        try:
+            return self.data[:, self._index[name]]
+        except KeyError:
+            raise KeyError(f"no column '{name}' (columns: {', '.join(self.columns)})") from None
+
+    def __contains__(self, name):
+        return name in self._index
+
+    def __len__(self):
+        return self.data.shape[0]
+
+    def keys(self):
+        return list(self.columns)
+
+    def to_pandas(self):
+        """A pandas DataFrame over the same data (pandas is needed for this only)."""
+        import pandas
+        return pandas.DataFrame(self.data, columns=self.columns, copy=False)
+
+    def __repr__(self):
+        return f"<loopdyn.Result: {self.method}, {len(self)} rows x {len(self.columns)} columns>"
+
+
+def _initial_state(model, assemble, q0, u0):
+    """(q, u, assembly) to start from, as `loopdyn simulate`: closed by assembly, or checked."""
+    q = model.q0 if q0 is None else q0
+    u = model.u0 if u0 is None else u0
+    if not model.has_loops:
+        return q, u, None
+    if not assemble:
+        model.check_consistent(q, u)
+        return q, u, None
+    try:
+        a = model.assemble(q, u)
+    except RuntimeError as e:
+        raise RuntimeError(f"cannot assemble the initial state: {e}; fix the model's q (or geometry)") from None
+    return a["q"], a["u"], a
+
+
+def simulate(model, method="auto", integrator="rk4", t_end=10.0, dt=1e-3, rtol=1e-8, atol=1e-10, output_dt=0.01,
+             q0=None, u0=None, assemble=True, project=False, project_tolerance=default_project_tolerance,
+             reactions=False, diagnostics=False, **options):
+    """Integrates model from (q0, u0) (default: the model's), as `loopdyn simulate` does.
+
+    Loops are closed first (assemble=False: the state is checked instead). `method="auto"` picks
+    one (model.default_method) and starts again with dca when it stops at a singular configuration.
+    options: FormulationSettings by name (on_singular="continue", baumgarte_alpha, ...).
+    The GIL is released during the run; Ctrl-C stops it with KeyboardInterrupt.
+    """
+    q, u, initial = _initial_state(model, assemble, q0, u0)
+    chosen = model.default_method(q, integrator)["method"] if method == "auto" else method
+
+    def run(name):
+        return _simulate(model, name, q, u, integrator, t_end, dt, rtol, atol, output_dt, project, project_tolerance,
+                         reactions, diagnostics, **options)
+
+    handed_over = None
+    try:
+        columns, data, stats, events = run(chosen)
+    except SingularConfigurationError as e:
+        if method != "auto" or chosen == "dca":
+            raise
+        warnings.warn(f"auto: {e}\nauto: starting again with dca, which crosses singular configurations",
+                      RuntimeWarning, stacklevel=2)
+        handed_over, chosen = chosen, "dca"
+        columns, data, stats, events = run(chosen)
+    return Result(columns, data, chosen, stats, events, initial, handed_over)

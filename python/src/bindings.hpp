@@ -1,0 +1,19 @@
+// The pieces of the _loopdyn extension module (module.cpp puts them together).
+#pragma once
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "loopdyn/integrators.hpp"
+
+namespace loopdyn::python {
+
+namespace py = pybind11;
+
+void bind_model(py::module_& m);    // model.cpp: Model, info, assemble, generators
+void bind_methods(py::module_& m);  // methods.cpp: Method, simulate
+
+/// The integrator of `name` (rk2, rk4, dopri5); ValueError listing them otherwise.
+IntegratorKind integrator_kind(const std::string& name);
+
+}  // namespace loopdyn::python

@@ -1,0 +1,257 @@
+// loopdyn.Model from Python: built from a model file, from model-file text (the Python Mechanism
+// builder writes it, so code-built mechanisms get the reader's checks and messages), or by a
+// generator at its benchmark state; its description (`loopdyn info --json`'s keys) as a dict;
+// assembly of the initial state.
+#include <pybind11/stl.h>
+
+#include "arrays.hpp"
+#include "bindings.hpp"
+#include "loopdyn/assembly.hpp"
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/generators.hpp"
+#include "loopdyn/iftomm.hpp"
+#include "loopdyn/io/model_file.hpp"
+#include "loopdyn/loop_structure.hpp"
+#include "loopdyn/projection.hpp"
+#include "loopdyn/square_nets.hpp"
+
+namespace loopdyn::python {
+
+namespace {
+
+std::shared_ptr<Model> build(const Mechanism& mechanism) { return std::make_shared<Model>(Model::build(mechanism)); }
+
+// A generated mechanism's model started at its benchmark state (what `loopdyn generate` writes):
+// built again from the mechanism holding the state, whose loop structure is decided there.
+template <class State>
+std::shared_ptr<Model> at_state(Mechanism mechanism, const State& state) {
+  const Model model = Model::build(mechanism);
+  const auto s = state(model);
+  set_initial_state(mechanism, model, s.q, s.u);
+  return build(mechanism);
+}
+
+void require_positive(int n, const char* argument) {
+  if (n < 1) throw py::value_error(std::string(argument) + " must be at least 1, got " + std::to_string(n));
+}
+
+LadderLayout ladder_layout(const std::string& name) {
+  if (name == "serial") return LadderLayout::serial;
+  if (name == "comb") return LadderLayout::comb;
+  if (name == "comb-parents-first") return LadderLayout::comb_parents_first;
+  throw py::value_error("unknown ladder layout '" + name + "' (known: serial, comb, comb-parents-first)");
+}
+
+LadderMasses ladder_masses(const std::string& name) {
+  if (name == "uniform") return LadderMasses::uniform;
+  if (name == "equivalent") return LadderMasses::equivalent;
+  throw py::value_error("unknown masses '" + name + "' (known: uniform, equivalent)");
+}
+
+std::string body_label(const Model& model, int b) { return b < 0 ? std::string(ground_name) : model.body_name[b]; }
+
+py::dict joint_entry(const Model& model, const ModelJoint& j) {
+  py::dict d;
+  d["name"] = j.name;
+  d["type"] = std::string(joint_type_name(j.joint));
+  d["parent"] = body_label(model, j.parent);
+  d["child"] = body_label(model, j.child);
+  return d;
+}
+
+py::list loop_entries(const Model& model) {
+  py::list loops;
+  const Constraints& cons = model.loops().constraints;
+  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
+    const ModelJoint& j = model.loop_joints[k];
+    py::list dropped;
+    for (const ConstraintRow& r : cons.dropped())
+      if (r.loop == static_cast<int>(k)) dropped.append(r.label);
+    py::dict d = joint_entry(model, j);
+    d["constraint_rows"] = 6 - joint_nv(j.joint);
+    d["redundant_rows"] = dropped;
+    loops.append(d);
+  }
+  return loops;
+}
+
+// 002 §4.2 aggregated bodies, with their independent speeds at the initial state.
+py::list aggregated_entries(const Model& model) {
+  const AggregatedTree& agg = model.loops().aggregation;
+  const std::vector<int> independent = model.loops().independent_speeds(model, model.q0);
+  auto names = [](const std::vector<int>& indices, auto name_of) {
+    py::list l;
+    for (int k : indices) l.append(name_of(k));
+    return l;
+  };
+  py::list aggregated;
+  for (std::size_t n = 0; n < agg.nodes.size(); ++n) {
+    const AggregatedBody& node = agg.nodes[n];
+    if (!node.aggregated()) continue;
+    py::dict d;
+    d["bodies"] = names(node.bodies, [&](int b) { return model.body_name[b]; });
+    d["loop_joints"] = names(node.loop_joints, [&](int k) { return model.loop_joints[k].name; });
+    d["couplings"] = names(node.couplings, [&](int k) { return model.couplings[k].name; });
+    d["parent"] = body_label(model, node.parent_body);
+    d["joint_speeds"] = node.nv;
+    d["independent_speeds"] = independent[n];
+    aggregated.append(d);
+  }
+  return aggregated;
+}
+
+py::dict choice_entry(const MethodChoice& c) {
+  py::dict d;
+  d["method"] = c.method;
+  d["reason"] = c.reason;
+  return d;
+}
+
+// The keys and values of `loopdyn info --json` (the CLI's describe()).
+py::dict info(const Model& model) {
+  py::list bodies, joints;
+  for (int i = 0; i < model.nbodies; ++i) {
+    py::dict b;
+    b["name"] = model.body_name[i];
+    b["mass"] = model.mass[i];
+    b["parent"] = body_label(model, model.parent[i]);
+    bodies.append(b);
+    py::dict j = joint_entry(model, model.joints[i]);
+    j["nq"] = model.nq_joint[i];
+    j["nv"] = model.nv_joint[i];
+    joints.append(j);
+  }
+  const Constraints& cons = model.loops().constraints;
+  const RankInfo rank = constraint_rank(model, cons, model.q0);
+  py::dict scope;
+  for (const MethodInfo& m : methods())
+    if (m.implemented()) {
+      const std::string problem = m.scope_problem(model, model.q0);
+      py::dict s;
+      s["covers"] = problem.empty();
+      s["reason"] = problem;
+      scope[py::str(std::string(m.name))] = s;
+    }
+  py::dict d;
+  d["name"] = model.name;
+  d["bodies"] = bodies;
+  d["tree_joints"] = joints;
+  d["loop_joints"] = loop_entries(model);
+  d["nq"] = model.nq;
+  d["nv"] = model.nv;
+  d["loop_constraint_rows"] = cons.rows() + cons.dropped().size();
+  d["redundant_rows"] = cons.dropped().size();
+  d["constraints"] = cons.rows();
+  d["loop_jacobian_rank"] = rank.rank;
+  d["dof_gruebler"] = model.dof_gruebler;
+  d["dof_rank"] = rank.dof;
+  d["aggregated_bodies"] = aggregated_entries(model);
+  // For the default integrator (rk4), and for dopri5, as the CLI.
+  d["default_method"] = choice_entry(default_method(model, IntegratorKind::rk4));
+  d["default_method_dopri5"] = choice_entry(default_method(model, IntegratorKind::dopri5));
+  d["methods"] = scope;
+  d["markers"] = model.markers.size();
+  d["force_elements"] = model.forces.size();
+  return d;
+}
+
+// loopdyn::assemble from (q, u), the model's initial state by default.
+py::dict assemble_state(const Model& model, const py::object& q, const py::object& u, double tolerance,
+                        int max_iterations) {
+  VecX q0 = model.q0, u0 = model.u0;
+  if (!q.is_none()) read_vector(q, "q", "nq", q0);
+  if (!u.is_none()) read_vector(u, "u", "nv", u0);
+  AssemblySettings settings;
+  settings.tolerance = tolerance;
+  settings.max_iterations = max_iterations;
+  const AssemblyResult r = assemble(model, model.loops().constraints, q0, u0, settings);
+  py::dict d;
+  d["q"] = to_numpy(r.q);
+  d["u"] = to_numpy(r.u);
+  d["iterations"] = r.iterations;
+  d["position_residual"] = r.position_residual;
+  d["velocity_residual"] = r.velocity_residual;
+  d["independent_speeds"] = r.independent_speeds;
+  return d;
+}
+
+}  // namespace
+
+IntegratorKind integrator_kind(const std::string& name) {
+  const auto kind = parse_integrator(name);
+  if (!kind) throw py::value_error("unknown integrator '" + name + "' (known: rk2, rk4, dopri5)");
+  return *kind;
+}
+
+void bind_model(py::module_& m) {
+  py::class_<Model, std::shared_ptr<Model>>(m, "Model", "A mechanism built and checked once (loopdyn::Model).")
+      .def_static("load", [](const std::string& path) { return build(load_mechanism(path)); }, py::arg("path"),
+                  "Reads a model file (docs/model-format.md).")
+      .def_static("parse", [](const std::string& text, const std::string& source) { return build(parse_mechanism(text, source)); },
+                  py::arg("text"), py::arg("source") = "<text>", "Parses model-file text; `source` names it in messages.")
+      .def_readonly("name", &Model::name)
+      .def_readonly("nq", &Model::nq)
+      .def_readonly("nv", &Model::nv)
+      .def_readonly("nbodies", &Model::nbodies)
+      .def_property_readonly("q0", [](const Model& mo) { return to_numpy(mo.q0); })
+      .def_property_readonly("u0", [](const Model& mo) { return to_numpy(mo.u0); })
+      .def_property_readonly("has_loops", &Model::has_loops)
+      .def_readonly("body_names", &Model::body_name)
+      .def_property_readonly("coordinate_names", &Model::coordinate_names)
+      .def("info", &info, "bodies, joints, loops, nq, nv, DOF, aggregated bodies, default method and why (a dict)")
+      .def("assemble", &assemble_state, py::arg("q") = py::none(), py::arg("u") = py::none(),
+           py::arg("tolerance") = AssemblySettings{}.tolerance, py::arg("max_iterations") = AssemblySettings{}.max_iterations,
+           "Closes the loops from (q, u) (default: the model's q0, u0).")
+      .def(
+          "check_consistent",
+          [](const Model& mo, const py::handle& q, const py::handle& u, double tolerance) {
+            VecX q0 = mo.q0, u0 = mo.u0;
+            read_vector(q, "q", "nq", q0);
+            read_vector(u, "u", "nv", u0);
+            check_consistent(mo, mo.loops().constraints, q0, u0, tolerance);
+          },
+          py::arg("q"), py::arg("u"), py::arg("tolerance") = consistency_tolerance,
+          "Raises when (q, u) does not satisfy the loops within `tolerance` (a start as given).")
+      .def(
+          "default_method",
+          [](const Model& mo, const py::object& q, const std::string& integrator) {
+            VecX q0 = mo.q0;
+            if (!q.is_none()) read_vector(q, "q", "nq", q0);
+            return choice_entry(default_method(mo, q0, integrator_kind(integrator)));
+          },
+          py::arg("q") = py::none(), py::arg("integrator") = "rk4", "The method `auto` picks at q, and why.")
+      .def("__repr__", [](const Model& mo) {
+        return "<loopdyn.Model '" + mo.name + "': " + std::to_string(mo.nbodies) + " bodies, nq = " +
+               std::to_string(mo.nq) + ", nv = " + std::to_string(mo.nv) + ", " +
+               std::to_string(mo.loop_joints.size()) + " loop-closing joints>";
+      });
+
+  m.def("normalized_yaml", [](const std::string& text, const std::string& source) {
+    return write_mechanism(parse_mechanism(text, source));
+  }, py::arg("text"), py::arg("source") = "<text>", "Model-file text as loopdyn writes it (loopdyn generate).");
+
+  // Generators, at their benchmark state (as `loopdyn generate`).
+  m.def("ladder", [](int cells, const std::string& layout) {
+    require_positive(cells, "cells");
+    return at_state(ladder_mechanism(cells, ladder_layout(layout)), [&](const Model& mo) { return ladder_state(mo, cells); });
+  }, py::arg("cells"), py::arg("layout") = "serial");
+  m.def("spatial_ladder", [](int cells, const std::string& masses) {
+    require_positive(cells, "cells");
+    return at_state(spatial_ladder_mechanism(cells, ladder_masses(masses)),
+                    [&](const Model& mo) { return spatial_ladder_state(mo, cells); });
+  }, py::arg("cells"), py::arg("masses") = "uniform");
+  m.def("chain", [](int bodies) {
+    require_positive(bodies, "bodies");
+    return at_state(chain_mechanism(bodies), [&](const Model&) { return chain_state(bodies); });
+  }, py::arg("bodies"));
+  m.def("nfourbar", [](int n) { require_positive(n, "n"); return build(nfourbar_mechanism(n)); }, py::arg("n"));
+  m.def("square_chain", [](int squares) { require_positive(squares, "squares"); return build(square_chain_mechanism(squares)); },
+        py::arg("squares"));
+  m.def("square_net", [](int rows, int cols, double tilt) {
+    require_positive(rows, "rows");
+    require_positive(cols, "cols");
+    return build(square_net_mechanism(rows, cols, tilt));
+  }, py::arg("rows"), py::arg("cols"), py::arg("tilt") = 0.5);
+}
+
+}  // namespace loopdyn::python

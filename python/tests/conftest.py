@@ -1,0 +1,35 @@
+"""Shared fixtures: the repository's models and the CLI built beside the module (CTest sets
+LOOPDYN_CLI and LOOPDYN_SOURCE_DIR), for comparisons with an independent path to the same numbers."""
+import csv
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+SOURCE_DIR = pathlib.Path(os.environ.get("LOOPDYN_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+MODELS = SOURCE_DIR / "models"
+
+
+def model_path(name):
+    return str(MODELS / name)
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """Runs `loopdyn <args>`; returns the CompletedProcess (text)."""
+    path = os.environ.get("LOOPDYN_CLI", str(SOURCE_DIR / "build" / "loopdyn"))
+    if not os.path.exists(path):
+        pytest.skip(f"the CLI is not built ({path})")
+
+    def run(*args, check=True):
+        return subprocess.run([path, *map(str, args)], capture_output=True, text=True, check=check)
+    return run
+
+
+def read_csv(path):
+    """(header, rows as a float array) of a CLI trajectory."""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], np.array(rows[1:], dtype=float)

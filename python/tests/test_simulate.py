@@ -1,0 +1,120 @@
+"""simulate(): the CLI's columns and numbers, energy, the errors of a run, Ctrl-C."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import loopdyn
+from conftest import model_path, read_csv
+
+
+@pytest.mark.parametrize("name, options", [
+    ("fourbar_park_regular.yaml", ["--method", "lagrange-dense", "--reactions"]),
+    ("fourbar_anderson.yaml", ["--method", "gcp", "--integrator", "dopri5", "--project"]),
+    ("double_pendulum.yaml", []),
+])
+def test_columns_and_values_are_the_cli_csv(cli, tmp_path, name, options):
+    out = tmp_path / "run.csv"
+    cli("simulate", model_path(name), "--t-end", 0.3, "--out", out, *options)
+    header, rows = read_csv(out)
+    kwargs = {o[2:].replace("-", "_"): True for o in options if o in ("--reactions", "--project")}
+    for flag, value in zip(options, options[1:]):
+        if flag in ("--method", "--integrator"):
+            kwargs[flag[2:]] = value
+    r = loopdyn.simulate(loopdyn.load(model_path(name)), t_end=0.3, **kwargs)
+    assert r.columns == header
+    np.testing.assert_allclose(r.data, rows, rtol=1e-8, atol=1e-9)
+
+
+def test_columns_are_views_of_one_array():
+    r = loopdyn.simulate(loopdyn.load(model_path("double_pendulum.yaml")), t_end=0.1)
+    assert r["q.elbow"].base is r.data and np.shares_memory(r["t"], r.data)
+    assert r.data.shape == (11, len(r.columns)) and r["t"][-1] == pytest.approx(0.1)
+    with pytest.raises(KeyError, match="no column 'q.knee'"):
+        r["q.knee"]
+
+
+def test_the_double_pendulum_conserves_energy_without_applied_forces():
+    text = open(model_path("double_pendulum.yaml")).read().split("\nforces:")[0]  # gravity alone
+    model = loopdyn.Model.parse(text, "pendulum")
+    r = loopdyn.simulate(model, integrator="dopri5", rtol=1e-10, atol=1e-12, t_end=5.0)
+    energy = r["energy"]
+    assert np.ptp(r["q.elbow"]) > 0.5  # it moves
+    assert np.abs(energy - energy[0]).max() < 1e-7 * abs(energy[0])
+
+
+def test_pandas_gets_the_same_columns():
+    pandas = pytest.importorskip("pandas")
+    r = loopdyn.simulate(loopdyn.load(model_path("double_pendulum.yaml")), t_end=0.05)
+    frame = r.to_pandas()
+    assert isinstance(frame, pandas.DataFrame) and list(frame.columns) == r.columns
+
+
+def test_a_method_that_cannot_cross_a_singular_configuration_raises(cli, tmp_path):
+    chain = loopdyn.square_chain(3)
+    with pytest.raises(loopdyn.SingularConfigurationError) as e:
+        loopdyn.simulate(chain, method="embedding", t_end=0.6)
+    assert "embedding stops: the loops 'square0_" in str(e.value)
+    path = tmp_path / "chain.yaml"
+    cli("generate", "square-chain", "--squares", 3, "--out", path)
+    stopped = cli("simulate", path, "--method", "embedding", "--t-end", 0.6, "--out", tmp_path / "c.csv", check=False)
+    assert stopped.stderr == f"loopdyn: error: {e.value}\n"
+
+
+def test_auto_starts_again_with_dca_where_its_choice_stops():
+    with pytest.warns(RuntimeWarning, match="auto: starting again with dca"):
+        r = loopdyn.simulate(loopdyn.square_chain(3), t_end=0.6)
+    assert (r.method, r.handed_over) == ("dca", "embedding")
+    assert r["t"][-1] == pytest.approx(0.6)
+
+
+def test_on_singular_continue_runs_through():
+    r = loopdyn.simulate(loopdyn.square_chain(3), method="embedding", t_end=0.6, on_singular="continue")
+    assert r["t"][-1] == pytest.approx(0.6)
+
+
+def test_a_diverging_run_raises_integration_error():
+    m = loopdyn.Mechanism("thrown", gravity=[0, 0, 0])
+    m.add_body("b", 1.0, com=[0, 0, 0], inertia=[1, 1, 1])
+    m.add_joint("slide", "prismatic", "ground", "b", axis=[1, 0, 0])
+    m.add_force("joint_force", joint="slide", value=1e308)  # rk4's 2 k2 overflows in the first step
+    with pytest.raises(loopdyn.IntegrationError, match="non-finite .* t = 0"):
+        loopdyn.simulate(m.build(), t_end=1.0)
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"integrator": "euler"}, ValueError, "unknown integrator 'euler' \\(known: rk2, rk4, dopri5\\)"),
+    ({"output_dt": float("nan")}, ValueError, "output_dt is nan"),
+    ({"q0": np.zeros(5)}, ValueError, "q: expected a 1-D array of nq = 2 numbers, got shape \\(5,\\)"),
+    ({"method": "nope"}, loopdyn.ModelError, "unknown method 'nope'"),
+    ({"dca_alfa": 1.0}, TypeError, "simulate\\(\\): unknown option 'dca_alfa'"),
+    ({"on_singular": "maybe"}, ValueError, "on_singular: expected 'stop' or 'continue', got 'maybe'"),
+])
+def test_bad_arguments_are_rejected(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        loopdyn.simulate(loopdyn.load(model_path("double_pendulum.yaml")), t_end=0.01, **kwargs)
+
+
+def test_ctrl_c_stops_a_long_run_with_keyboard_interrupt():
+    script = textwrap.dedent(f"""
+        import loopdyn, sys, time
+        model = loopdyn.ladder(32)
+        print("running", flush=True)
+        try:
+            loopdyn.simulate(model, method="lagrange-dense", t_end=1e6)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(3)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ))
+    assert p.stdout.readline() == "running\n"
+    time.sleep(0.5)  # inside the run
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=20)
+    assert (p.returncode, out, err) == (3, "interrupted\n", "")
