@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 dir=build type=Release extra=()
 if [ "${1:-}" = "--sanitize" ]; then
-  dir=build-sanitize type=RelWithDebInfo extra=(-DLOOPDYN_SANITIZE=ON -DLOOPDYN_BENCH=OFF)
+  dir=build-sanitize type=RelWithDebInfo extra=(-DLOOPDYN_SANITIZE=ON -DLOOPDYN_BENCH=OFF -DLOOPDYN_PYTHON=OFF)
 fi
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="$type" -DLOOPDYN_TESTS=ON "${extra[@]}" >/dev/null
 cmake --build "$dir" -j"$(nproc)"
