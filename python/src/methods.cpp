@@ -56,23 +56,39 @@ FS::OnSingular on_singular(const std::string& value) {
   throw py::value_error("on_singular: expected 'stop' or 'continue', got '" + value + "'");
 }
 
+// The value of option `key` as a T; TypeError naming the option and the kind expected otherwise.
+template <class T>
+T option_value(const py::handle& value, const std::string& key, const char* kind) {
+  try {
+    return value.cast<T>();
+  } catch (const py::cast_error&) {
+    throw py::type_error("option '" + key + "' expects " + kind + ", got " +
+                         std::string(py::str(value.get_type().attr("__name__"))));
+  }
+}
+
 // One keyword into the settings; false when it is not a formulation option.
 bool set_option(FS& s, const std::string& key, const py::handle& value) {
   for (const auto& [name, field] : kNumberOptions)
     if (key == name) {
-      s.*field = value.cast<double>();
+      s.*field = option_value<double>(value, key, "a number");
       check_finite(s.*field, name);
       return true;
     }
   for (const auto& [name, field] : kCountOptions)
-    if (key == name) return s.*field = value.cast<int>(), true;
-  if (key == "on_singular") return s.on_singular = on_singular(value.cast<std::string>()), true;
-  if (key == "dca_projections") return s.dca_projections = value.cast<bool>(), true;
-  if (key == "srm_epsilon") {
-    if (!value.is_none()) s.srm_epsilon = value.cast<double>();
-    return true;
-  }
-  return false;
+    if (key == name) {
+      s.*field = option_value<int>(value, key, "an integer");
+      return true;
+    }
+  if (key == "on_singular")
+    s.on_singular = on_singular(option_value<std::string>(value, key, "'stop' or 'continue'"));
+  else if (key == "dca_projections")
+    s.dca_projections = option_value<bool>(value, key, "True or False");
+  else if (key == "srm_epsilon")
+    s.srm_epsilon = value.is_none() ? std::nullopt : std::optional(option_value<double>(value, key, "a number or None"));
+  else
+    return false;
+  return true;
 }
 
 FS formulation_settings(const py::kwargs& options, const char* caller) {

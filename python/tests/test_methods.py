@@ -99,3 +99,17 @@ def test_auto_picks_the_default_method(fourbar, pendulum):
     assert loopdyn.method(fourbar[0]).name == fourbar[0].info()["default_method"]["method"]
     assert loopdyn.method(pendulum).name == "tree"
     assert loopdyn.method_names()[0] == "tree"
+
+
+def test_an_option_of_the_wrong_kind_is_a_type_error(pendulum):
+    with pytest.raises(TypeError, match="option 'baumgarte_alpha' expects a number, got str"):
+        loopdyn.method(pendulum, "lagrange-dense", baumgarte_alpha="fast")
+    with pytest.raises(ValueError, match="baumgarte_beta is nan"):
+        loopdyn.method(pendulum, "lagrange-dense", baumgarte_beta=float("nan"))
+
+
+def test_dca_agrees_with_the_lagrange_multiplier_method(fourbar):
+    model, q, u = fourbar
+    reference = loopdyn.method(model, "lagrange-dense").accelerations(0.0, q, u)
+    np.testing.assert_allclose(loopdyn.method(model, "dca", threads=1).accelerations(0.0, q, u), reference, rtol=1e-6,
+                               atol=1e-6)

@@ -104,8 +104,8 @@ def test_ctrl_c_stops_a_long_run_with_keyboard_interrupt():
     script = textwrap.dedent(f"""
         import loopdyn, sys, time
         model = loopdyn.ladder(32)
-        print("running", flush=True)
         try:
+            print("running", flush=True)
             loopdyn.simulate(model, method="lagrange-dense", t_end=1e6)
         except KeyboardInterrupt:
             print("interrupted", flush=True)
