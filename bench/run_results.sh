@@ -189,18 +189,20 @@ TEXT
 "$build/bench/iftomm_results"
 cat <<'TEXT'
 
-Reading the tables (issue 14 is open): where the motion crosses change points (A02, the singular
-four-bar) the survey finds them before the run; the Lagrange-multiplier methods refuse there, and
-the position-analysis methods and rcr cross them with placed steps, reporting each crossing.
-rcr refuses the double loop, whose loops share bar 3 but not their base body. On A02 with
-N = 40, gcp, nullspace and rcr stay on the parallelogram branch but end just outside the 1e-6 m
-bound: the sweep below shows every method's error falling tenfold per decade of tolerance, the
-four methods alike, down to 1e-9; at 1e-10 the bound is at the edge of what dopri5's global error
-over twenty crossings leaves, and only embedding's run is inside it. `auto` picks embedding
-whenever a change point is reachable. `dca` needs no survey and no rank decision: its penalty keeps
-every matrix positive definite through the crossings, and it passes every case, A02 with N = 40
-included, at a higher cost per run (its absolute coordinates carry 13 numbers per body and every
-joint as a constraint).
+Reading the tables: where the motion crosses change points (A02, the singular four-bar) the
+survey finds them before the run; the Lagrange-multiplier methods refuse there, and the
+position-analysis methods and rcr cross them with placed steps, reporting each crossing. rcr
+refuses the double loop, whose loops share bar 3 but not their base body. Every other run passes,
+A02 with N = 40 included. Its margin is what the crossings leave: next to a change point a
+joint-coordinate derivative carries round-off amplified by 1 / σ_min(G), the energy jumps a
+little at each crossing, and B0's error grows with them: 1e-7 to 8e-7 m after 20 crossings at
+dopri5 1e-10 (first table), while the sweep below falls tenfold per decade of tolerance down to
+1e-9. Below 1e-10 that noise exceeds the tolerance and the step collapses at a crossing; the
+methods then stop with a singular-configuration error that names dca. `auto` picks embedding
+whenever a change point is reachable, and dca when embedding stops. `dca` needs no survey and no
+rank decision: its penalty keeps every matrix positive definite through the crossings, and it
+passes every case at a higher cost per run (its absolute coordinates carry 13 numbers per body
+and every joint as a constraint).
 
 ### A02 N = 40: the cost of IFToMM's precision criterion
 
