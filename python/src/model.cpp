@@ -11,6 +11,7 @@
 #include "loopdyn/generators.hpp"
 #include "loopdyn/iftomm.hpp"
 #include "loopdyn/io/model_file.hpp"
+#include "loopdyn/io/model_info.hpp"
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/projection.hpp"
 #include "loopdyn/square_nets.hpp"
@@ -48,58 +49,6 @@ LadderMasses ladder_masses(const std::string& name) {
   throw py::value_error("unknown masses '" + name + "' (known: uniform, equivalent)");
 }
 
-std::string body_label(const Model& model, int b) { return b < 0 ? std::string(ground_name) : model.body_name[b]; }
-
-py::dict joint_entry(const Model& model, const ModelJoint& j) {
-  py::dict d;
-  d["name"] = j.name;
-  d["type"] = std::string(joint_type_name(j.joint));
-  d["parent"] = body_label(model, j.parent);
-  d["child"] = body_label(model, j.child);
-  return d;
-}
-
-py::list loop_entries(const Model& model) {
-  py::list loops;
-  const Constraints& cons = model.loops().constraints;
-  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
-    const ModelJoint& j = model.loop_joints[k];
-    py::list dropped;
-    for (const ConstraintRow& r : cons.dropped())
-      if (r.loop == static_cast<int>(k)) dropped.append(r.label);
-    py::dict d = joint_entry(model, j);
-    d["constraint_rows"] = 6 - joint_nv(j.joint);
-    d["redundant_rows"] = dropped;
-    loops.append(d);
-  }
-  return loops;
-}
-
-// 002 §4.2 aggregated bodies, with their independent speeds at the initial state.
-py::list aggregated_entries(const Model& model) {
-  const AggregatedTree& agg = model.loops().aggregation;
-  const std::vector<int> independent = model.loops().independent_speeds(model, model.q0);
-  auto names = [](const std::vector<int>& indices, auto name_of) {
-    py::list l;
-    for (int k : indices) l.append(name_of(k));
-    return l;
-  };
-  py::list aggregated;
-  for (std::size_t n = 0; n < agg.nodes.size(); ++n) {
-    const AggregatedBody& node = agg.nodes[n];
-    if (!node.aggregated()) continue;
-    py::dict d;
-    d["bodies"] = names(node.bodies, [&](int b) { return model.body_name[b]; });
-    d["loop_joints"] = names(node.loop_joints, [&](int k) { return model.loop_joints[k].name; });
-    d["couplings"] = names(node.couplings, [&](int k) { return model.couplings[k].name; });
-    d["parent"] = body_label(model, node.parent_body);
-    d["joint_speeds"] = node.nv;
-    d["independent_speeds"] = independent[n];
-    aggregated.append(d);
-  }
-  return aggregated;
-}
-
 py::dict choice_entry(const MethodChoice& c) {
   py::dict d;
   d["method"] = c.method;
@@ -107,53 +56,8 @@ py::dict choice_entry(const MethodChoice& c) {
   return d;
 }
 
-// The keys and values of `loopdyn info --json` (the CLI's describe()).
-py::dict info(const Model& model) {
-  py::list bodies, joints;
-  for (int i = 0; i < model.nbodies; ++i) {
-    py::dict b;
-    b["name"] = model.body_name[i];
-    b["mass"] = model.mass[i];
-    b["parent"] = body_label(model, model.parent[i]);
-    bodies.append(b);
-    py::dict j = joint_entry(model, model.joints[i]);
-    j["nq"] = model.nq_joint[i];
-    j["nv"] = model.nv_joint[i];
-    joints.append(j);
-  }
-  const Constraints& cons = model.loops().constraints;
-  const RankInfo rank = constraint_rank(model, cons, model.q0);
-  py::dict scope;
-  for (const MethodInfo& m : methods())
-    if (m.implemented()) {
-      const std::string problem = m.scope_problem(model, model.q0);
-      py::dict s;
-      s["covers"] = problem.empty();
-      s["reason"] = problem;
-      scope[py::str(std::string(m.name))] = s;
-    }
-  py::dict d;
-  d["name"] = model.name;
-  d["bodies"] = bodies;
-  d["tree_joints"] = joints;
-  d["loop_joints"] = loop_entries(model);
-  d["nq"] = model.nq;
-  d["nv"] = model.nv;
-  d["loop_constraint_rows"] = cons.rows() + cons.dropped().size();
-  d["redundant_rows"] = cons.dropped().size();
-  d["constraints"] = cons.rows();
-  d["loop_jacobian_rank"] = rank.rank;
-  d["dof_gruebler"] = model.dof_gruebler;
-  d["dof_rank"] = rank.dof;
-  d["aggregated_bodies"] = aggregated_entries(model);
-  // For the default integrator (rk4), and for dopri5, as the CLI.
-  d["default_method"] = choice_entry(default_method(model, IntegratorKind::rk4));
-  d["default_method_dopri5"] = choice_entry(default_method(model, IntegratorKind::dopri5));
-  d["methods"] = scope;
-  d["markers"] = model.markers.size();
-  d["force_elements"] = model.forces.size();
-  return d;
-}
+// `loopdyn info --json`'s description, the same function's, as Python objects.
+py::object info(const Model& model) { return py::module_::import("json").attr("loads")(describe(model).dump()); }
 
 // loopdyn::assemble from (q, u), the model's initial state by default.
 py::dict assemble_state(const Model& model, const py::object& q, const py::object& u, double tolerance,

@@ -1,0 +1,15 @@
+// The description of a model that `loopdyn info --json` prints and Python's Model.info() returns:
+// bodies, tree and loop-closing joints (with their redundant rows), nq, nv, the loop Jacobian's
+// rank and the DOF, the aggregated bodies of 002 §4.2, the default method and why, and which
+// methods cover the model.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "loopdyn/model.hpp"
+
+namespace loopdyn {
+
+nlohmann::json describe(const Model& model);
+
+}  // namespace loopdyn
