@@ -183,8 +183,7 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
     throw SingularConfigurationError(
         std::string(e.what()) + ", next to a change point of the loops (" + describe(model_, *point) + "): " +
         std::string(formulation_.name()) +
-        "'s derivative is too noisy there for this tolerance. Loosen --rtol/--atol, or use --method dca, whose "
-        "matrices stay regular there");
+        "'s derivative is too noisy there for this tolerance. " + std::string(kChangePointToleranceAdvice));
   }
   if (projector_) traj.projection = projector_->stats();
   traj.crossings = crossings_;

@@ -110,6 +110,11 @@ class SingularConfigurationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The remedy a SingularConfigurationError names when a joint-coordinate method's steps came
+/// closer to a change point than the round-off of its derivative there allows (change_points.hpp).
+inline constexpr std::string_view kChangePointToleranceAdvice =
+    "Loosen --rtol/--atol, or use --method dca, whose matrices stay regular there";
+
 /// Something a formulation reports during a run (a singular configuration entered or left).
 struct FormulationEvent {
   double t = 0.0;

@@ -38,9 +38,9 @@ void Gcp::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX>
     s << "t = " << t << ": gcp stops at a singular configuration (a change point of the loops "
       << dense_.null_space_loops() << "): constraint rank " << dense_.rank() << " of "
       << dense_.constraints().rows() << ", condition number " << dense_.condition()
-      << ", so its multiplier solve (001 eq 15) has no unique answer. Steps that come this close to a change "
-         "point are shorter than the loops' conditioning there allows: loosen --rtol/--atol, or use --method "
-         "dca, whose matrices stay regular there";
+      << ", so its multiplier solve (001 eq 15) has no unique answer; steps this close to a change point are "
+         "shorter than the loops' conditioning there allows. "
+      << kChangePointToleranceAdvice;
     throw SingularConfigurationError(s.str());
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string("gcp, in the dense solve of 001 eq 15: ") + e.what());
