@@ -16,22 +16,38 @@ constexpr std::array<std::pair<std::string_view, JointType>, 8> joint_type_names
     {"free", JointType::free},
     {"fixed", JointType::fixed},
 }};
-}  // namespace
+constexpr std::array<std::pair<std::string_view, VisualSpec::Shape>, 5> visual_shape_names{{
+    {"box", VisualSpec::Shape::box},
+    {"sphere", VisualSpec::Shape::sphere},
+    {"cylinder", VisualSpec::Shape::cylinder},
+    {"capsule", VisualSpec::Shape::capsule},
+    {"mesh", VisualSpec::Shape::mesh},
+}};
 
-std::optional<JointType> parse_joint_type(std::string_view name) {
-  for (const auto& [text, type] : joint_type_names)
-    if (text == name) return type;
+template <class E, std::size_t N>
+std::optional<E> value_named(const std::array<std::pair<std::string_view, E>, N>& names, std::string_view name) {
+  for (const auto& [text, value] : names)
+    if (text == name) return value;
   return std::nullopt;
 }
 
-std::string_view to_string(JointType type) {
-  for (const auto& [text, t] : joint_type_names)
-    if (t == type) return text;
+template <class E, std::size_t N>
+std::string_view name_of(const std::array<std::pair<std::string_view, E>, N>& names, E value) {
+  for (const auto& [text, v] : names)
+    if (v == value) return text;
   return "?";
 }
+}  // namespace
+
+std::optional<JointType> parse_joint_type(std::string_view name) { return value_named(joint_type_names, name); }
+std::string_view to_string(JointType type) { return name_of(joint_type_names, type); }
+std::optional<VisualSpec::Shape> parse_visual_shape(std::string_view name) {
+  return value_named(visual_shape_names, name);
+}
+std::string_view to_string(VisualSpec::Shape shape) { return name_of(visual_shape_names, shape); }
 
 BodySpec& Mechanism::add_body(std::string body_name, double mass, const Vec3& com, const Mat3& inertia) {
-  bodies.push_back(BodySpec{std::move(body_name), mass, com, inertia, {}});
+  bodies.push_back(BodySpec{std::move(body_name), mass, com, inertia, {}, {}});
   return bodies.back();
 }
 

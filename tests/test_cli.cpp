@@ -335,6 +335,27 @@ TEST(Cli, GenerateChainPrintsTheModelWithItsBenchmarkState) {
   EXPECT_EQ(model.u0, state.u);
 }
 
+// `convert` writes what the reader read: the model built from its output has the same state, and a
+// file that would not build is refused rather than written.
+TEST(Cli, ConvertWritesAModelThatBuildsTheSameAndRefusesOneThatWouldNot) {
+  const std::string path = models() + "/double_wishbone.yaml";
+  const std::filesystem::path out = scratch("convert.yaml");
+  const CliResult r = run("convert " + path + " --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const loopdyn::Model a = loopdyn::Model::build(loopdyn::load_mechanism(path));
+  const loopdyn::Model b = loopdyn::Model::build(loopdyn::load_mechanism(out.string()));
+  EXPECT_EQ(a.body_name, b.body_name);
+  EXPECT_EQ(a.q0, b.q0);
+  EXPECT_EQ(a.loop_joints.size(), b.loop_joints.size());
+
+  const std::filesystem::path bad = scratch("convert_bad.yaml");
+  std::ofstream(bad) << "bodies:\n  - {name: a, mass: -1, inertia: [1, 1, 1]}\n"
+                        "joints:\n  - {name: j, type: revolute, parent: ground, child: a}\n";
+  std::filesystem::remove(out);
+  expect_one_line_error(run("convert " + bad.string() + " --out " + out.string()), "mass");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST(Cli, GenerateWithBadArgumentsFailsWithOneLine) {
   expect_one_line_error(run("generate ladder --cells 2 --layout zigzag"), "unknown ladder layout 'zigzag'");
   expect_one_line_error(run("generate ladder --cells 0"), "--cells must be at least 1, got 0");

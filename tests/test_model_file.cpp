@@ -201,6 +201,12 @@ bodies:
   - name: b
     mass: 1.5
     inertia: [1.0, 2.0, 2.5, 0.1, -0.2, 0.3]
+    visuals:
+      - {shape: box, size: [0.1, 0.2, 0.3], origin: {xyz: [0, 0, 0.5], rpy: [0.1, 0, 0]}, rgba: [1, 0, 0, 0.5]}
+      - {shape: sphere, radius: 0.05}
+      - {shape: cylinder, radius: 0.02, length: 1}
+      - {shape: capsule, radius: 0.03, length: 0.4}
+      - {shape: mesh, file: meshes/link.stl, scale: [0.001, 0.001, 0.001]}
 joints:
   - name: j1
     type: revolute
@@ -279,6 +285,20 @@ TEST(ModelFileRoundTrip, TopLevelAndBodies) {
   Ib << 1.0, 0.1, -0.2, 0.1, 2.0, 0.3, -0.2, 0.3, 2.5;  // plain tensor components
   EXPECT_EQ(b.inertia, Ib);
   EXPECT_EQ(b.where, "t.yaml:8");
+  EXPECT_TRUE(a.visuals.empty());
+  ASSERT_EQ(b.visuals.size(), 5u);
+  using Shape = loopdyn::VisualSpec::Shape;
+  EXPECT_EQ(b.visuals[0].shape, Shape::box);
+  EXPECT_EQ(b.visuals[0].size, Vec3(0.1, 0.2, 0.3));
+  EXPECT_EQ(b.visuals[0].origin.p, Vec3(0, 0, 0.5));
+  EXPECT_NEAR(b.visuals[0].origin.R(2, 1), std::sin(0.1), 1e-15);
+  EXPECT_EQ(b.visuals[0].rgba, (std::array<double, 4>{1, 0, 0, 0.5}));
+  EXPECT_EQ(b.visuals[1].radius, 0.05);
+  EXPECT_EQ(b.visuals[1].rgba, loopdyn::VisualSpec{}.rgba);  // default colour
+  EXPECT_EQ(b.visuals[2].length, 1.0);
+  EXPECT_EQ(b.visuals[3].shape, Shape::capsule);
+  EXPECT_EQ(b.visuals[4].file, "meshes/link.stl");
+  EXPECT_EQ(b.visuals[4].scale, Vec3::Constant(0.001));
 }
 
 TEST(ModelFileRoundTrip, Joints) {
@@ -462,7 +482,7 @@ TEST(ModelFileErrors, UnknownTopLevelKey) {
 
 TEST(ModelFileErrors, MisspeltBodyKey) {
   expect_parts(parse_error("bodies:\n  - name: link1\n    masss: 1\n    inertia: [1, 1, 1]\n"),
-               {"t.yaml:3:", "unknown key 'masss' in body 'link1'", "(expected one of: name, mass, com, inertia)"});
+               {"t.yaml:3:", "unknown key 'masss' in body 'link1'", "(expected one of: name, mass, com, inertia, visuals)"});
 }
 
 TEST(ModelFileErrors, MisspeltJointKey) {
@@ -561,6 +581,21 @@ TEST(ModelFileErrors, WrongListShape) {
 TEST(ModelFileErrors, UnknownJointType) {
   expect_parts(parse_error("joints:\n  - name: j\n    type: hinge\n    parent: ground\n    child: a\n"),
                {"t.yaml:3:", "unknown joint type 'hinge'", "joint 'j'", "revolute, prismatic"});
+}
+
+TEST(ModelFileErrors, BadVisuals) {
+  const std::string body = "bodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, 1]\n    visuals:\n";
+  expect_parts(parse_error(body + "      - {shape: cone, radius: 1}\n"),
+               {"t.yaml:6:", "unknown shape 'cone'", "visual #1 of body 'a'", "box, sphere"});
+  expect_parts(parse_error(body + "      - {shape: box, size: [1, 0, 1]}\n"),
+               {"t.yaml:6:", "'size' of visual #1 of body 'a'", "positive"});
+  expect_parts(parse_error(body + "      - {shape: sphere, radius: 1}\n      - {shape: cylinder, radius: 1}\n"),
+               {"t.yaml:7:", "visual #2 of body 'a'", "missing required key 'length'"});
+  expect_parts(parse_error(body + "      - {shape: sphere, radius: 1, size: [1, 1, 1]}\n"),
+               {"t.yaml:6:", "unknown key 'size'", "radius"});
+  expect_parts(parse_error(body + "      - {shape: sphere, radius: 1, rgba: [1, 2, 0, 1]}\n"),
+               {"t.yaml:6:", "'rgba' of visual #1", "[0, 1]"});
+  expect_parts(parse_error(body + "      shape: box\n"), {"t.yaml:6:", "'visuals' of body 'a'", "list"});
 }
 
 TEST(ModelFileErrors, UnknownForceType) {
@@ -766,6 +801,14 @@ void expect_same(const Mechanism& a, const Mechanism& b) {
     EXPECT_EQ(x.mass, y.mass) << x.name;
     EXPECT_EQ(x.com, y.com) << x.name;
     EXPECT_EQ(x.inertia, y.inertia) << x.name;
+    ASSERT_EQ(x.visuals.size(), y.visuals.size()) << x.name;
+    for (std::size_t v = 0; v < x.visuals.size(); ++v) {
+      const auto &p = x.visuals[v], &r = y.visuals[v];
+      EXPECT_TRUE(std::tie(p.shape, p.size, p.radius, p.length, p.file, p.scale, p.origin.p, p.rgba) ==
+                  std::tie(r.shape, r.size, r.radius, r.length, r.file, r.scale, r.origin.p, r.rgba))
+          << x.name << " visual #" << v + 1;
+      EXPECT_LE((p.origin.R - r.origin.R).cwiseAbs().maxCoeff(), 1e-15) << x.name;
+    }
   }
   ASSERT_EQ(a.joints.size(), b.joints.size());
   for (std::size_t k = 0; k < a.joints.size(); ++k) {

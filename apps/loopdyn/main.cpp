@@ -355,6 +355,14 @@ int write_generated(const Mechanism& m, const std::string& out) {
   return 0;
 }
 
+// `convert`: any model file the reader takes, checked by building its Model (so that a file that
+// would not load is not written), as loopdyn's YAML.
+int convert(const std::string& path, const std::string& out) {
+  const Mechanism m = load_mechanism(path);
+  (void)Model::build(m);
+  return write_generated(m, out);
+}
+
 // Writes generated mechanism m starting at state(model) (anything with q and u in the coordinates
 // of the model built from m): the code path of every `generate` subcommand.
 template <class StateOf>
@@ -541,6 +549,11 @@ int main(int argc, char** argv) {
   cmd_info->add_option("model", info_model, "model file (YAML)")->required();
   cmd_info->add_flag("--json", info_json, "print JSON");
 
+  std::string convert_model, convert_out;
+  CLI::App* cmd_convert = app.add_subcommand("convert", "write a model file as loopdyn's YAML (docs/model-format.md)");
+  cmd_convert->add_option("model", convert_model, "model file")->required();
+  cmd_convert->add_option("--out", convert_out, "YAML file to write (default: print it)");
+
   AssembleOptions asm_opts;
   CLI::App* cmd_asm =
       app.add_subcommand("assemble", "close the loops of the initial state (positions and speeds) and print it");
@@ -596,6 +609,7 @@ int main(int argc, char** argv) {
     if (cmd_sim->parsed()) return simulate(sim);
     if (cmd_info->parsed()) return info(info_model, info_json);
     if (cmd_methods->parsed()) return list_methods(methods_markdown);
+    if (cmd_convert->parsed()) return convert(convert_model, convert_out);
     if (cmd_asm->parsed()) return assemble_model(asm_opts);
     if (cmd_ladder->parsed()) return generate_ladder(gen);
     if (cmd_spatial->parsed()) return generate_spatial_ladder(gen);

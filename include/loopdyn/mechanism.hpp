@@ -2,6 +2,7 @@
 // initial state). No formulation choices here. A Model (model.hpp) is built from it once.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -29,11 +30,30 @@ std::string_view to_string(JointType type);
 /// The name of the fixed world body; every mechanism hangs from it.
 inline constexpr std::string_view ground_name = "ground";
 
+/// A body's visual geometry: drawn by the viewer, no part of the dynamics. Kept from URDF and
+/// MJCF files (and the model file's `visuals:`) so that a run can be shown as the file describes it.
+struct VisualSpec {
+  enum class Shape { box, sphere, cylinder, capsule, mesh };
+  Shape shape = Shape::box;
+  Vec3 size = Vec3::Zero();           ///< box: full edge lengths along the shape frame's axes
+  double radius = 0.0;                ///< sphere, cylinder, capsule
+  double length = 0.0;                ///< cylinder, capsule: along the shape frame's z axis (capsule: without its caps)
+  std::string file;                   ///< mesh: a file path, relative paths from the model file's folder
+  Vec3 scale = Vec3::Ones();          ///< mesh: per-axis scale of the file's coordinates
+  Transform origin;                   ///< shape frame in the body frame
+  std::array<double, 4> rgba{0.7, 0.7, 0.7, 1.0};
+};
+
+/// Parses a model-file spelling ("box", ...); std::nullopt when unknown.
+std::optional<VisualSpec::Shape> parse_visual_shape(std::string_view name);
+std::string_view to_string(VisualSpec::Shape shape);
+
 struct BodySpec {
   std::string name;
   double mass = 0.0;
   Vec3 com = Vec3::Zero();            ///< centre of mass in the body frame
   Mat3 inertia = Mat3::Zero();        ///< rotational inertia about the centre of mass, body axes
+  std::vector<VisualSpec> visuals;    ///< for the viewer only
   std::string where;                  ///< source location for messages ("file.yaml:12"), may be empty
 };
 

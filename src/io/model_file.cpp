@@ -101,6 +101,13 @@ std::optional<std::string> peek_scalar(const YAML::Node& map, std::string_view k
   return value.Scalar();
 }
 
+/// Shortest text that reads back as the same double ("0.1", "1e-05"); −0 is written as 0.
+std::string number_text(double v) {
+  std::array<char, 32> buf{};
+  char* end = std::to_chars(buf.data(), buf.data() + buf.size(), v + 0.0).ptr;
+  return std::string(buf.data(), end);
+}
+
 /// Converts YAML nodes into values, reporting problems as ModelError "source:line: problem".
 class Parser {
  public:
@@ -132,6 +139,7 @@ class Parser {
   void for_each_item(const YAML::Node& root, std::string_view key, F&& item) const;
 
   BodySpec body(const YAML::Node& node, int index) const;
+  VisualSpec visual(const YAML::Node& node, const std::string& label) const;
   JointSpec joint(const YAML::Node& node, int index) const;
   MarkerSpec marker(const YAML::Node& node, int index) const;
   ForceSpec force(const YAML::Node& node, int index) const;
@@ -279,14 +287,68 @@ Mat3 Parser::to_inertia(const YAML::Node& node, const std::string& what) const {
 BodySpec Parser::body(const YAML::Node& node, int index) const {
   MapReader m(*this, node, "body #" + std::to_string(index + 1));
   m.name_by("body");
-  m.allow({"name", "mass", "com", "inertia"});
+  m.allow({"name", "mass", "com", "inertia", "visuals"}, {"visuals"});
   BodySpec b;
   b.name = m.text("name");
   b.mass = m.number("mass");
   b.com = m.vec3("com", Vec3::Zero());
   b.inertia = to_inertia(m.required("inertia"), m.field("inertia"));
+  if (const YAML::Node v = m.optional("visuals"); v.IsDefined() && !v.IsNull()) {
+    if (!v.IsSequence()) fail(v, m.field("visuals") + " must be a list of shapes");
+    for (std::size_t k = 0; k < v.size(); ++k)
+      b.visuals.push_back(visual(v[k], "visual #" + std::to_string(k + 1) + " of " + m.label()));
+  }
   b.where = where(node);
   return b;
+}
+
+// One shape: `shape` names it and decides which of size, radius, length, file, scale apply.
+VisualSpec Parser::visual(const YAML::Node& node, const std::string& label) const {
+  const MapReader m(*this, node, label);
+  const YAML::Node shape_node = m.required("shape");
+  const std::string shape_name = to_text(shape_node, m.field("shape"));
+  const auto shape = parse_visual_shape(shape_name);
+  if (!shape)
+    fail(shape_node, "unknown shape " + in_quotes(shape_name) + " in " + label +
+                         " (expected one of: box, sphere, cylinder, capsule, mesh)");
+  VisualSpec v;
+  v.shape = *shape;
+  const auto positive = [&](std::string_view key) {
+    const double x = m.number(key);
+    if (x <= 0.0) fail(m.required(key), m.field(key) + " must be positive, got " + number_text(x));
+    return x;
+  };
+  switch (v.shape) {
+    case VisualSpec::Shape::box:
+      m.allow({"shape", "size", "origin", "rgba"});
+      v.size = m.vec3("size");
+      if ((v.size.array() <= 0.0).any()) fail(m.required("size"), m.field("size") + " must have three positive edge lengths");
+      break;
+    case VisualSpec::Shape::sphere:
+      m.allow({"shape", "radius", "origin", "rgba"});
+      v.radius = positive("radius");
+      break;
+    case VisualSpec::Shape::cylinder:
+    case VisualSpec::Shape::capsule:
+      m.allow({"shape", "radius", "length", "origin", "rgba"});
+      v.radius = positive("radius");
+      v.length = positive("length");
+      break;
+    case VisualSpec::Shape::mesh:
+      m.allow({"shape", "file", "scale", "origin", "rgba"});
+      v.file = m.text("file");
+      v.scale = m.vec3("scale", v.scale);
+      break;
+  }
+  v.origin = m.frame("origin");
+  if (const YAML::Node c = m.optional("rgba"); c.IsDefined()) {
+    const std::vector<double> rgba = to_numbers(c, m.field("rgba"), 4, "[red, green, blue, alpha]", false);
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (rgba[k] < 0.0 || rgba[k] > 1.0) fail(c, m.field("rgba") + " must have values in [0, 1]");
+      v.rgba[k] = rgba[k];
+    }
+  }
+  return v;
 }
 
 JointSpec Parser::joint(const YAML::Node& node, int index) const {
@@ -456,13 +518,6 @@ Mechanism Parser::parse(const std::string& text) const {
 // ---------------------------------------------------------------------------------------------
 // Writer
 
-/// Shortest text that reads back as the same double ("0.1", "1e-05"); −0 is written as 0.
-std::string number_text(double v) {
-  std::array<char, 32> buf{};
-  char* end = std::to_chars(buf.data(), buf.data() + buf.size(), v + 0.0).ptr;
-  return std::string(buf.data(), end);
-}
-
 /// Roll, pitch, yaw with R = Rz(yaw) Ry(pitch) Rx(roll), pitch in [−π/2, π/2]. Roll and pitch are
 /// taken from Rz(−yaw) R = Ry(pitch) Rx(roll), so they absorb any error of yaw (at pitch ±π/2,
 /// where yaw is arbitrary).
@@ -514,6 +569,7 @@ class Writer {
   }
 
   void body(const BodySpec& b);
+  void visual(const VisualSpec& v);
   void joint(const JointSpec& j);
   void marker(const MarkerSpec& mk);
   void force(const ForceSpec& f);
@@ -543,6 +599,36 @@ void Writer::body(const BodySpec& b) {
   const std::array<double, 6> v{I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)};
   key("inertia");
   numbers(v.data(), v[3] == 0.0 && v[4] == 0.0 && v[5] == 0.0 ? 3 : 6);
+  if (b.visuals.empty()) return;
+  key("visuals") << YAML::BeginSeq;
+  for (const VisualSpec& shape : b.visuals) {
+    out_ << YAML::Flow << YAML::BeginMap;
+    visual(shape);
+    out_ << YAML::EndMap;
+  }
+  out_ << YAML::EndSeq;
+}
+
+void Writer::visual(const VisualSpec& v) {
+  text("shape", std::string(to_string(v.shape)));
+  switch (v.shape) {
+    case VisualSpec::Shape::box: vec3("size", v.size); break;
+    case VisualSpec::Shape::sphere: number("radius", v.radius); break;
+    case VisualSpec::Shape::cylinder:
+    case VisualSpec::Shape::capsule:
+      number("radius", v.radius);
+      number("length", v.length);
+      break;
+    case VisualSpec::Shape::mesh:
+      text("file", v.file);
+      vec3("scale", v.scale, Vec3::Ones());
+      break;
+  }
+  frame("origin", v.origin);
+  if (v.rgba != VisualSpec{}.rgba) {
+    key("rgba");
+    numbers(v.rgba.data(), 4);
+  }
 }
 
 void Writer::joint(const JointSpec& j) {
