@@ -65,14 +65,11 @@ X_TO_Z = columns([0, 0, -1], [0, 1, 0], [1, 0, 0])  # a URDF cylinder (along z) 
 
 
 class Robot:
-    def __init__(self, name, header):
+    def __init__(self, name, header, root, materials):
         self.name, self.header = name, header
-        self.materials = {}
+        self.root = root  # name of the root link, "world" or a massless link (merged into ground)
+        self.materials = materials  # URDF named materials: name -> rgba
         self.bodies, self.joints, self.loops, self.damping = [], [], [], []
-        self.root = None  # name of the root link, "world" or a massless link (merged into ground)
-
-    def material(self, name, rgba):
-        self.materials[name] = rgba
 
     def body(self, name, mass, com, inertia, visuals):
         self.bodies.append(dict(name=name, mass=mass, com=np.asarray(com, float), inertia=inertia,
@@ -253,11 +250,8 @@ ground pivots A = (0, 0, 0) and D = (0.3, 0, 0) m, crank AB 0.1 m, coupler BC 0.
 the ground line, the coupler and rocker at the closed (upper) assembly, computed by the script.
 The crank pivot has viscous damping 0.002 N m s (URDF <dynamics damping>). Tree: crank, coupler,
 rocker; the loop closes at the coupler-rocker pin (loop_joint / cut: true). 1 degree of freedom."""
-    r = Robot("fourbar", header)
-    r.root = "world"
-    r.material("crank_red", [0.8, 0.2, 0.2, 1.0])
-    r.material("coupler_grey", [0.6, 0.6, 0.65, 1.0])
-    r.material("rocker_blue", [0.2, 0.3, 0.8, 1.0])
+    r = Robot("fourbar", header, "world", {"crank_red": [0.8, 0.2, 0.2, 1.0], "coupler_grey": [0.6, 0.6, 0.65, 1.0],
+                                           "rocker_blue": [0.2, 0.3, 0.8, 1.0]})
     L1, L2, L3, ground = 0.1, 0.35, 0.25, 0.3
     a1 = math.pi / 3
     B = np.array([L1 * math.cos(a1), L1 * math.sin(a1)])
@@ -300,12 +294,8 @@ constraint rows, 3 degrees of freedom). Masses: arms 0.2 kg boxes 0.2 x 0.02 x 0
 0.03 kg solid cylinders of radius 4 mm, crosses 0.01 kg spheres of radius 8 mm, platform 0.25 kg
 disc of radius 7 cm and 1 cm thick. Arm hinges damped with 0.02 N m s. The platform height at the
 zero pose (0.4497 m below the base) is where the rods reach it, computed by the script."""
-    r = Robot("delta", header)
-    r.root = "world"
-    r.material("arm_orange", [0.9, 0.5, 0.1, 1.0])
-    r.material("rod_black", [0.1, 0.1, 0.1, 1.0])
-    r.material("cross_grey", [0.5, 0.5, 0.5, 1.0])
-    r.material("platform_blue", [0.2, 0.4, 0.8, 1.0])
+    r = Robot("delta", header, "world", {"arm_orange": [0.9, 0.5, 0.1, 1.0], "rod_black": [0.1, 0.1, 0.1, 1.0],
+                                         "cross_grey": [0.5, 0.5, 0.5, 1.0], "platform_blue": [0.2, 0.4, 0.8, 1.0]})
     Rb, La, Lf, Rp, h, alpha = 0.15, 0.2, 0.45, 0.04, 0.03, math.radians(30)
     ez = np.array([0.0, 0.0, 1.0])
     zp = La * math.sin(alpha) + math.sqrt(Lf ** 2 - (Rb + La * math.cos(alpha) - Rp) ** 2)
@@ -354,12 +344,9 @@ platform. The platform is a free body of the tree (URDF floating joint); the roo
 is massless (merged into the ground). nv 24, 18 constraint rows, 6 degrees of freedom. Masses:
 cylinders 1.2 kg solid cylinders of radius 3.5 cm, pistons 0.6 kg of radius 2 cm, crosses 0.1 kg
 spheres of radius 2.5 cm, platform 8 kg disc of radius 0.35 m, 4 cm thick."""
-    r = Robot("stewart", header)
-    r.root = "base_link"
-    r.material("cylinder_grey", [0.55, 0.55, 0.6, 1.0])
-    r.material("piston_steel", [0.85, 0.85, 0.9, 1.0])
-    r.material("cross_black", [0.15, 0.15, 0.15, 1.0])
-    r.material("platform_green", [0.2, 0.6, 0.3, 1.0])
+    r = Robot("stewart", header, "base_link",
+              {"cylinder_grey": [0.55, 0.55, 0.6, 1.0], "piston_steel": [0.85, 0.85, 0.9, 1.0],
+               "cross_black": [0.15, 0.15, 0.15, 1.0], "platform_green": [0.2, 0.6, 0.3, 1.0]})
     Rb, Rp, H, Lc, Lp = 0.5, 0.3, 0.6, 0.4, 0.4
     base_deg = [15, 105, 135, 225, 255, 345]
     top_deg = [45, 75, 165, 195, 285, 315]
