@@ -6,6 +6,7 @@
 // location ("file:line") stored in every spec. The writer emits what the reader reads, leaving out
 // keys at their default.
 #include "loopdyn/io/model_file.hpp"
+#include "loopdyn/io/urdf.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -737,6 +738,7 @@ std::string Writer::write(const Mechanism& m) {
 Mechanism parse_mechanism(const std::string& text, const std::string& source) { return Parser(source).parse(text); }
 
 Mechanism load_mechanism(const std::string& path) {
+  if (is_urdf_path(path)) return load_urdf(path);  // docs/model-format.md, "URDF"
   std::error_code ec;
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path, ec)) throw ModelError("cannot open model file '" + path + "'");
