@@ -1,8 +1,10 @@
 // Runs the loopdyn executable (LOOPDYN_CLI) for the CLI tests.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <string>
@@ -22,6 +24,13 @@ inline CliResult run_cli(const std::string& args) {
   while (std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
   const int status = pclose(pipe);
   return {WEXITSTATUS(status), out};
+}
+
+/// A failed command that printed one line containing `words` (the CLI's form for bad input).
+inline void expect_one_line_error(const CliResult& r, const std::string& words) {
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_NE(r.output.find(words), std::string::npos) << r.output;
 }
 
 }  // namespace loopdyn::test

@@ -18,6 +18,7 @@
 namespace {
 
 using loopdyn::test::CliResult;
+using loopdyn::test::expect_one_line_error;
 CliResult run(const std::string& args) { return loopdyn::test::run_cli(args); }
 
 std::string models() { return std::string(LOOPDYN_SOURCE_DIR) + "/models"; }
@@ -91,12 +92,6 @@ TEST(Cli, InfoListsTheAggregatedBodies) {
   const auto held = agg[0]["bodies"];
   EXPECT_NE(std::find(held.begin(), held.end(), agg[1]["parent"]), held.end()) << agg.dump();
   EXPECT_EQ(agg[0]["independent_speeds"].get<int>() + agg[1]["independent_speeds"].get<int>(), two["dof_rank"]);
-}
-
-void expect_one_line_error(const CliResult& r, const std::string& words) {
-  EXPECT_NE(r.status, 0);
-  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-  EXPECT_NE(r.output.find(words), std::string::npos) << r.output;
 }
 
 TEST(Cli, BadInputFailsWithOneLine) {

@@ -16,6 +16,7 @@
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/model.hpp"
+#include "mechanism_compare.hpp"
 
 namespace {
 
@@ -24,6 +25,7 @@ using loopdyn::Mat3;
 using loopdyn::Mechanism;
 using loopdyn::ModelError;
 using loopdyn::Vec3;
+using loopdyn::test::expect_same;
 
 const std::string models_dir = std::string(LOOPDYN_SOURCE_DIR) + "/models/";
 
@@ -780,84 +782,6 @@ TEST(ModelFileBuild, DuplicateBodyName) {
 
 // ---------------------------------------------------------------------------------------------
 // Writer: parse_mechanism(write_mechanism(m)) == m, field by field
-
-// Fields of each force kind, compared together.
-auto fields(const loopdyn::JointSpringDamperSpec& s) { return std::tie(s.joint, s.stiffness, s.damping, s.rest); }
-auto fields(const loopdyn::PointSpringDamperSpec& s) {
-  return std::tie(s.body1, s.body2, s.point1, s.point2, s.stiffness, s.damping, s.rest_length);
-}
-auto fields(const loopdyn::JointForceSpec& s) { return std::tie(s.joint, s.value); }
-auto fields(const loopdyn::BodyForceSpec& s) { return std::tie(s.body, s.point, s.force); }
-auto fields(const loopdyn::BodyTorqueSpec& s) { return std::tie(s.body, s.torque); }
-
-/// Every field but `where` equal; rotations (written as roll-pitch-yaw) to 1e-15.
-void expect_same(const Mechanism& a, const Mechanism& b) {
-  EXPECT_EQ(a.name, b.name);
-  EXPECT_EQ(a.gravity, b.gravity);
-  ASSERT_EQ(a.bodies.size(), b.bodies.size());
-  for (std::size_t k = 0; k < a.bodies.size(); ++k) {
-    const auto &x = a.bodies[k], &y = b.bodies[k];
-    EXPECT_EQ(x.name, y.name);
-    EXPECT_EQ(x.mass, y.mass) << x.name;
-    EXPECT_EQ(x.com, y.com) << x.name;
-    EXPECT_EQ(x.inertia, y.inertia) << x.name;
-    ASSERT_EQ(x.visuals.size(), y.visuals.size()) << x.name;
-    for (std::size_t v = 0; v < x.visuals.size(); ++v) {
-      const auto &p = x.visuals[v], &r = y.visuals[v];
-      EXPECT_TRUE(std::tie(p.shape, p.size, p.radius, p.length, p.file, p.scale, p.origin.p, p.rgba) ==
-                  std::tie(r.shape, r.size, r.radius, r.length, r.file, r.scale, r.origin.p, r.rgba))
-          << x.name << " visual #" << v + 1;
-      EXPECT_LE((p.origin.R - r.origin.R).cwiseAbs().maxCoeff(), 1e-15) << x.name;
-    }
-  }
-  ASSERT_EQ(a.joints.size(), b.joints.size());
-  for (std::size_t k = 0; k < a.joints.size(); ++k) {
-    const auto &x = a.joints[k], &y = b.joints[k];
-    EXPECT_EQ(x.name, y.name);
-    EXPECT_EQ(x.type, y.type) << x.name;
-    EXPECT_EQ(x.parent, y.parent) << x.name;
-    EXPECT_EQ(x.child, y.child) << x.name;
-    for (const auto& [fx, fy] :
-         {std::pair(&x.parent_frame, &y.parent_frame), std::pair(&x.child_frame, &y.child_frame)}) {
-      EXPECT_EQ(fx->p, fy->p) << x.name;
-      EXPECT_LE((fx->R - fy->R).cwiseAbs().maxCoeff(), 1e-15) << x.name << "\n" << fx->R << "\n" << fy->R;
-    }
-    EXPECT_EQ(x.axis, y.axis) << x.name;
-    EXPECT_EQ(x.axis2, y.axis2) << x.name;
-    EXPECT_EQ(x.q, y.q) << x.name;
-    EXPECT_EQ(x.u, y.u) << x.name;
-    EXPECT_EQ(x.cut, y.cut) << x.name;
-    EXPECT_EQ(x.independent, y.independent) << x.name;
-  }
-  ASSERT_EQ(a.markers.size(), b.markers.size());
-  for (std::size_t k = 0; k < a.markers.size(); ++k) {
-    EXPECT_EQ(a.markers[k].name, b.markers[k].name);
-    EXPECT_EQ(a.markers[k].body, b.markers[k].body) << a.markers[k].name;
-    EXPECT_EQ(a.markers[k].point, b.markers[k].point) << a.markers[k].name;
-  }
-  ASSERT_EQ(a.forces.size(), b.forces.size());
-  for (std::size_t k = 0; k < a.forces.size(); ++k) {
-    ASSERT_EQ(a.forces[k].element.index(), b.forces[k].element.index()) << "force #" << k + 1;
-    std::visit(
-        [&](const auto& x) {
-          const auto& y = std::get<std::decay_t<decltype(x)>>(b.forces[k].element);
-          EXPECT_TRUE(fields(x) == fields(y)) << "force #" << k + 1;
-        },
-        a.forces[k].element);
-  }
-  ASSERT_EQ(a.couplings.size(), b.couplings.size());
-  for (std::size_t k = 0; k < a.couplings.size(); ++k) {
-    const auto &x = a.couplings[k], &y = b.couplings[k];
-    EXPECT_EQ(x.name, y.name);
-    EXPECT_EQ(x.value, y.value) << x.name;
-    ASSERT_EQ(x.terms.size(), y.terms.size()) << x.name;
-    for (std::size_t t = 0; t < x.terms.size(); ++t) {
-      EXPECT_EQ(x.terms[t].joint, y.terms[t].joint) << x.name;
-      EXPECT_EQ(x.terms[t].coefficient, y.terms[t].coefficient) << x.name;
-    }
-  }
-  EXPECT_TRUE(b.callbacks.empty());
-}
 
 /// Writes `m`, parses it back and compares; with `builds`, also the models built from both.
 void expect_round_trip(const Mechanism& m, bool builds = true) {

@@ -42,7 +42,7 @@ class ErrorLog : public console_bridge::OutputHandler {
 // urdfdom's messages name the element in brackets or quotes ("Joint [j] has no known type [ball]",
 // "link 'b' is not unique"): the line of the first joint, link or material so named, trying the
 // kinds in that order among those the message mentions ("child link [c] of joint [j]" is joint j's
-// problem); <robot>'s line when none matches.
+// problem); 0 when none matches.
 int line_of_message(const Document& doc, const std::string& message) {
   static const std::regex quoted(R"(\[([^\]]*)\]|'([^']*)')");
   std::vector<std::string> names;
@@ -55,7 +55,21 @@ int line_of_message(const Document& doc, const std::string& message) {
     for (const std::string& name : names)
       if (doc.find(tag, name)) return doc.line(tag, name);
   }
-  return doc.robot().GetLineNum();
+  return 0;
+}
+
+// The first error, at the line of the first error that names an element (a bad <mass> is logged
+// without its link, then "Could not parse inertial element for Link [a]"), which is added to the
+// message when it is another one; <robot>'s line when none does.
+[[noreturn]] void fail_with(const Document& doc, const std::vector<std::string>& errors) {
+  std::string message = "urdfdom: " + errors.front();
+  for (const std::string& e : errors) {
+    const int line = line_of_message(doc, e);
+    if (line == 0) continue;
+    if (&e != &errors.front()) message += "; " + e;
+    fail(doc.source(), line, message);
+  }
+  fail(doc.source(), doc.robot().GetLineNum(), message);
 }
 
 urdf::ModelInterfaceSharedPtr parse_with_urdfdom(const std::string& text, const Document& doc) {
@@ -75,7 +89,7 @@ urdf::ModelInterfaceSharedPtr parse_with_urdfdom(const std::string& text, const 
   console_bridge::restorePreviousOutputHandler();
   console_bridge::setLogLevel(level);
   if (!thrown.empty()) fail(doc.source(), doc.robot().GetLineNum(), "urdfdom: " + thrown);
-  if (!log.errors.empty()) fail(doc.source(), line_of_message(doc, log.errors.front()), "urdfdom: " + log.errors.front());
+  if (!log.errors.empty()) fail_with(doc, log.errors);
   if (!model) fail(doc.source(), doc.robot().GetLineNum(), "urdfdom could not read the robot");
   return model;
 }
@@ -148,9 +162,9 @@ class Converter {
   void place_children(const urdf::Link& link);
   const Place& place(const std::string& link, int line, const std::string& who) const;
   BodySpec body(const urdf::Link& link) const;
-  void add_visuals(const urdf::Link& link);
+  void add_visuals(const urdf::Link& link, const tinyxml2::XMLElement& xml);
   VisualSpec visual(const urdf::Visual& v, const Transform& pose) const;
-  std::array<double, 4> rgba(const urdf::Material* m, const std::string& link) const;
+  std::array<double, 4> rgba(const urdf::Visual& v, const tinyxml2::XMLElement& xml, const std::string& link) const;
   std::string mesh_path(const std::string& uri, const std::string& link) const;
   Vec3 axis(const urdf::Joint& j) const;
   void add_joint(const urdf::Joint& j);
@@ -225,18 +239,21 @@ BodySpec Converter::body(const urdf::Link& link) const {
   return b;
 }
 
-void Converter::add_visuals(const urdf::Link& link) {
+// urdfdom keeps a link's visuals in file order, each one read or the file refused: the k-th of
+// visual_array is the k-th <visual> element.
+void Converter::add_visuals(const urdf::Link& link, const tinyxml2::XMLElement& xml) {
   const Place& p = places_.at(link.name);
+  const tinyxml2::XMLElement* element = xml.FirstChildElement("visual");
   for (const urdf::VisualSharedPtr& v : link.visual_array) {
-    if (!v || !v->geometry) continue;
     if (p.body == ground_name) {
       note("the visual shapes of link '" + link.name + "' are not kept: it is the ground, which has none");
       return;
     }
     VisualSpec shape = visual(*v, p.pose);
-    shape.rgba = rgba(v->material.get(), link.name);
+    shape.rgba = rgba(*v, *element, link.name);
     if (shape.shape == VisualSpec::Shape::mesh) shape.file = mesh_path(shape.file, link.name);
     mech_.bodies[body_index_.at(p.body)].visuals.push_back(shape);
+    element = element->NextSiblingElement("visual");
   }
 }
 
@@ -270,17 +287,19 @@ VisualSpec Converter::visual(const urdf::Visual& v, const Transform& pose) const
   return s;
 }
 
-// urdfdom copies a named material's colour into the visual. A material without a colour (a texture
-// only, or a name defined nowhere) keeps loopdyn's default grey rather than urdfdom's black.
-std::array<double, 4> Converter::rgba(const urdf::Material* m, const std::string& link) const {
-  const VisualSpec fallback;
-  if (!m) return fallback.rgba;
-  const urdf::Color& c = m->color;
-  const bool default_black = c.r == 0.0f && c.g == 0.0f && c.b == 0.0f && c.a == 1.0f;
-  if (default_black && (!m->texture_filename.empty() || !model_.getMaterial(m->name))) {
-    note("material '" + m->name + "' of link '" + link + "' has no colour (textures are not read): drawn grey");
-    return fallback.rgba;
+// A visual's colour: its material's <color>, or that of the top-level <material> it names. urdfdom
+// leaves a material without one (a texture only, a name defined nowhere) at black, which cannot be
+// told from a black written in the file: the XML tells; such a visual keeps loopdyn's grey.
+std::array<double, 4> Converter::rgba(const urdf::Visual& v, const tinyxml2::XMLElement& xml, const std::string& link) const {
+  const tinyxml2::XMLElement* material = xml.FirstChildElement("material");
+  if (!material || !v.material) return VisualSpec().rgba;
+  const char* name = material->Attribute("name");
+  const tinyxml2::XMLElement* named = name ? doc_.find("material", name) : nullptr;
+  if (!material->FirstChildElement("color") && !(named && named->FirstChildElement("color"))) {
+    note("material '" + v.material->name + "' of link '" + link + "' has no colour (textures are not read): drawn grey");
+    return VisualSpec().rgba;
   }
+  const urdf::Color& c = v.material->color;
   return {from_float(c.r), from_float(c.g), from_float(c.b), from_float(c.a)};
 }
 
@@ -384,8 +403,8 @@ void Converter::add_loop_joint(const urdf_xml::LoopJointXml& x) {
   s.child = child.body;
   s.parent_frame = parent.pose * x.origin;
   s.child_frame = child.pose * x.child_origin;
-  s.axis = x.axis;
-  s.axis2 = x.axis2;
+  if (x.type != JointType::spherical && x.type != JointType::fixed) s.axis = x.axis;  // else loopdyn's default
+  if (x.type == JointType::universal) s.axis2 = x.axis2;
   if (x.type == JointType::planar) {
     const Transform R = Transform::rotation(plane_frame(x.axis));
     s.parent_frame = s.parent_frame * R;
@@ -417,7 +436,7 @@ Mechanism Converter::convert() {
     mech_.add_joint(anchor, JointType::fixed, std::string(ground_name), root->name).where = doc_.where("link", root->name);
   }
   for (const auto* e = robot.FirstChildElement("link"); e; e = e->NextSiblingElement("link"))
-    add_visuals(*model_.getLink(e->Attribute("name")));
+    add_visuals(*model_.getLink(e->Attribute("name")), *e);
   for (const auto* e = robot.FirstChildElement("joint"); e; e = e->NextSiblingElement("joint"))
     add_joint(*model_.getJoint(e->Attribute("name")));
   for (const urdf_xml::LoopJointXml& x : urdf_xml::read_loop_joints(doc_)) add_loop_joint(x);

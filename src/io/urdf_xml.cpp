@@ -13,8 +13,11 @@ void fail(const std::string& source, int line, const std::string& problem) {
 
 Document::Document(const std::string& text, std::string source) : source_(std::move(source)) {
   if (doc_.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS) {
-    const char* detail = doc_.ErrorStr();
-    fail(source_, doc_.ErrorLineNum(), std::string("malformed XML: ") + (detail ? detail : doc_.ErrorName()));
+    // ErrorStr() is "Error=NAME ErrorID=n (0xn) Line number=n: detail"; the name and detail suffice.
+    const std::string all = doc_.ErrorStr() ? doc_.ErrorStr() : "";
+    const std::size_t colon = all.find(": ", all.find("Line number="));
+    const std::string detail = colon == std::string::npos ? "" : ": " + all.substr(colon + 2);
+    fail(source_, doc_.ErrorLineNum(), std::string("malformed XML (") + doc_.ErrorName() + detail + ")");
   }
   robot_ = doc_.RootElement();
   if (!robot_ || std::strcmp(robot_->Name(), "robot") != 0)
