@@ -469,6 +469,13 @@ TEST(UrdfErrors, MasslessLinkOnAMovingJoint) {
                {"t.urdf:4:", "link 'b' has no mass", "continuous joint 'k'"});
 }
 
+// urdfdom accepts it (the last joint read wins); the reader does not.
+TEST(UrdfErrors, LinkWithTwoParents) {
+  expect_parts(urdf_error(robot(world_and_a + link("b") + joint("j", "continuous", "world", "a") +
+                                joint("k", "continuous", "world", "b") + joint("l", "continuous", "a", "b"))),
+               {"t.urdf:7:", "joint 'l'", "link 'b' is already the child of joint 'k'", "<loop_joint>"});
+}
+
 TEST(UrdfErrors, WorldWithAnInertial) {
   expect_parts(urdf_error(robot("<link name=\"world\">\n<inertial><mass value=\"1\"/>"
                                 "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n" +

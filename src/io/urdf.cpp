@@ -158,6 +158,7 @@ class Converter {
     Transform pose;
   };
 
+  void check_one_parent_each() const;
   void place_root(const urdf::Link& root);
   void place_children(const urdf::Link& link);
   const Place& place(const std::string& link, int line, const std::string& who) const;
@@ -183,6 +184,18 @@ class Converter {
   std::map<std::string, std::size_t> body_index_;
   Mechanism mech_;
 };
+
+// urdfdom 3.0 keeps a link that is the child of two joints (the last one read wins): a tree has one.
+void Converter::check_one_parent_each() const {
+  std::map<std::string, std::string> first;  // child link -> its first joint in file order
+  for (const auto* e = doc_.robot().FirstChildElement("joint"); e; e = e->NextSiblingElement("joint")) {
+    const urdf::JointConstSharedPtr j = model_.getJoint(e->Attribute("name"));
+    const auto [it, added] = first.emplace(j->child_link_name, j->name);
+    if (!added)
+      fail_at(e->GetLineNum(), "joint '" + j->name + "': link '" + j->child_link_name + "' is already the child of joint '" +
+                                   it->second + "' (URDF links form a tree; close a loop with <loop_joint>)");
+  }
+}
 
 // A root named `world` is the ground (the Gazebo and ROS convention), as is a massless root (a
 // `base_link` frame); any other root is a body fixed to the ground (Pinocchio's default).
@@ -420,6 +433,7 @@ void Converter::add_loop_joint(const urdf_xml::LoopJointXml& x) {
 // first, loop joints last.
 Mechanism Converter::convert() {
   mech_.name = model_.getName();
+  check_one_parent_each();
   const urdf::LinkConstSharedPtr root = model_.getRoot();
   place_root(*root);
   const tinyxml2::XMLElement& robot = doc_.robot();
