@@ -293,7 +293,9 @@ free body of the tree (URDF floating joint); the six spherical loop joints hold 
 constraint rows, 3 degrees of freedom). Masses: arms 0.2 kg boxes 0.2 x 0.02 x 0.02 m, rods
 0.03 kg solid cylinders of radius 4 mm, crosses 0.01 kg spheres of radius 8 mm, platform 0.25 kg
 disc of radius 7 cm and 1 cm thick. Arm hinges damped with 0.02 N m s. The platform height at the
-zero pose (0.4497 m below the base) is where the rods reach it, computed by the script."""
+zero pose (0.4497 m below the base) is where the rods reach it, computed by the script. Nothing
+drives the arms: released at rest it falls, and `loopdyn simulate models/robots/delta.urdf` finds a
+singular configuration of the loops at t = 0.292 s, where the default method hands over to dca."""
     r = Robot("delta", header, "world", {"arm_orange": [0.9, 0.5, 0.1, 1.0], "rod_black": [0.1, 0.1, 0.1, 1.0],
                                          "cross_grey": [0.5, 0.5, 0.5, 1.0], "platform_blue": [0.2, 0.4, 0.8, 1.0]})
     Rb, La, Lf, Rp, h, alpha = 0.15, 0.2, 0.45, 0.04, 0.03, math.radians(30)
