@@ -349,6 +349,20 @@ TEST(UrdfMapping, LoopJointsOfEveryTypeAreCutJointsWithTheirFrames) {
   }
 }
 
+// Isaac Sim's importer spells a spherical loop joint <link1 link xyz rpy/> <link2 .../>: the same
+// joint as <parent>/<origin> and <child>/<child_origin>.
+TEST(UrdfMapping, LoopJointsInIsaacSimsSpelling) {
+  const std::string tree = "<link name=\"world\"/>\n" + link("a") + joint("j", "continuous", "world", "a");
+  const Mechanism isaac = parse_urdf(robot(tree + R"(<loop_joint name="c" type="spherical">
+<link1 link="a" xyz="0.5 0 0" rpy="0.1 0 0"/><link2 link="world" xyz="0 0 -1"/></loop_joint>
+)"), "t.urdf");
+  const Mechanism ours = parse_urdf(robot(tree + R"(<loop_joint name="c" type="spherical">
+<parent link="a"/><child link="world"/><origin xyz="0.5 0 0" rpy="0.1 0 0"/><child_origin xyz="0 0 -1"/></loop_joint>
+)"), "t.urdf");
+  expect_same(isaac, ours);
+  EXPECT_EQ(joint_named(isaac, "c").parent_frame.p, Vec3(0.5, 0, 0));
+}
+
 // Materials by name, in the visual, without colour; meshes by relative path, package:// and missing.
 TEST(UrdfMapping, VisualsKeepShapesColoursAndResolvedMeshPaths) {
   namespace fs = std::filesystem;
@@ -497,6 +511,9 @@ TEST(UrdfErrors, MalformedLoopJoint) {
   expect_parts(loop("name=\"c\" type=\"revolute\"", links + "<origin xyz=\"1 x 0\"/>\n"), {"t.urdf:7:", "'xyz' of <origin> has 'x', not a finite number"});
   expect_parts(loop("name=\"c\" type=\"revolute\"", links + "<origin xyz=\"1 0\"/>\n"), {"t.urdf:7:", "must have 3 numbers"});
   expect_parts(loop("name=\"j\" type=\"revolute\"", links), {"t.urdf:5:", "loop_joint 'j': another joint has that name"});
+  expect_parts(loop("name=\"c\" type=\"spherical\"", "<link1 link=\"a\"/>\n<link1 link=\"world\"/>\n"), {"t.urdf:7:", "more than one <link1>"});
+  expect_parts(loop("name=\"c\" type=\"spherical\"", "<link1 link=\"a\"/><link2 link=\"world\"/>\n<origin xyz=\"1 0 0\"/>\n"),
+               {"t.urdf:7:", "<origin> cannot be mixed with <link1>/<link2>"});
 }
 
 TEST(UrdfErrors, NegativeDamping) {

@@ -60,7 +60,9 @@ class LoopJointReader {
   const tinyxml2::XMLElement& required(const char* tag) const;
   std::string required_attribute(const tinyxml2::XMLElement& at, const char* name) const;
   Vec3 vec3(const tinyxml2::XMLElement& at, const char* name, const Vec3& fallback) const;
+  Transform pose_of(const tinyxml2::XMLElement& at) const;
   Transform pose(const char* tag) const;
+  Transform side(const char* tag, std::initializer_list<std::string_view> attributes, std::string& link, int& line) const;
   Vec3 axis(const char* tag, const Vec3& fallback, bool applies, const char* types) const;
 
   const Document& doc_;
@@ -120,11 +122,26 @@ Vec3 LoopJointReader::vec3(const tinyxml2::XMLElement& at, const char* name, con
   return v;
 }
 
+Transform LoopJointReader::pose_of(const tinyxml2::XMLElement& at) const {
+  return {rpy_rotation(vec3(at, "rpy", Vec3::Zero())), vec3(at, "xyz", Vec3::Zero())};
+}
+
 Transform LoopJointReader::pose(const char* tag) const {
   const tinyxml2::XMLElement* c = only(tag);
   if (!c) return {};
   allow_attributes(*c, {"xyz", "rpy"});
-  return {rpy_rotation(vec3(*c, "rpy", Vec3::Zero())), vec3(*c, "xyz", Vec3::Zero())};
+  return pose_of(*c);
+}
+
+// One side of the joint: the required <tag link="..."/> (its name and line), and the pose its
+// xyz and rpy attributes give when `attributes` allows them (identity otherwise).
+Transform LoopJointReader::side(const char* tag, std::initializer_list<std::string_view> attributes, std::string& link,
+                                int& line) const {
+  const tinyxml2::XMLElement& e = required(tag);
+  allow_attributes(e, attributes);
+  link = required_attribute(e, "link");
+  line = e.GetLineNum();
+  return pose_of(e);
 }
 
 Vec3 LoopJointReader::axis(const char* tag, const Vec3& fallback, bool applies, const char* types) const {
@@ -151,19 +168,25 @@ LoopJointXml LoopJointReader::read() {
   j.type = *parsed;
   for (const auto* c = e_.FirstChildElement(); c; c = c->NextSiblingElement()) {
     const std::string_view tag = c->Name();
-    if (tag != "parent" && tag != "child" && tag != "origin" && tag != "child_origin" && tag != "axis" && tag != "axis2")
+    if (tag != "parent" && tag != "child" && tag != "origin" && tag != "child_origin" && tag != "axis" &&
+        tag != "axis2" && tag != "link1" && tag != "link2")
       fail_at(*c, "unknown element <" + std::string(tag) +
-                      "> (expected parent, child, origin, child_origin, axis, axis2)");
+                      "> (expected parent, child, origin, child_origin, axis, axis2; or link1, link2)");
   }
-  const tinyxml2::XMLElement& parent = required("parent");
-  const tinyxml2::XMLElement& child = required("child");
-  for (const auto* link : {&parent, &child}) allow_attributes(*link, {"link"});
-  j.parent = required_attribute(parent, "link");
-  j.child = required_attribute(child, "link");
-  j.parent_line = parent.GetLineNum();
-  j.child_line = child.GetLineNum();
-  j.origin = pose("origin");
-  j.child_origin = pose("child_origin");
+  if (e_.FirstChildElement("link1") || e_.FirstChildElement("link2")) {
+    // Isaac Sim's spelling: <link1 link xyz rpy/> is <parent> with <origin>, <link2> <child> with
+    // <child_origin>. Mixed with loopdyn's, which frame was meant is not known.
+    for (const char* tag : {"parent", "child", "origin", "child_origin"})
+      if (const auto* c = e_.FirstChildElement(tag))
+        fail_at(*c, std::string("<") + tag + "> cannot be mixed with <link1>/<link2> (two spellings of the same)");
+    j.origin = side("link1", {"link", "xyz", "rpy"}, j.parent, j.parent_line);
+    j.child_origin = side("link2", {"link", "xyz", "rpy"}, j.child, j.child_line);
+  } else {
+    side("parent", {"link"}, j.parent, j.parent_line);
+    side("child", {"link"}, j.child, j.child_line);
+    j.origin = pose("origin");
+    j.child_origin = pose("child_origin");
+  }
   const bool has_axis = j.type != JointType::spherical && j.type != JointType::fixed;
   j.axis = axis("axis", j.axis, has_axis, "only revolute, prismatic, cylindrical, universal and planar joints have one");
   j.axis2 = axis("axis2", j.axis2, j.type == JointType::universal, "only universal joints have a second axis");

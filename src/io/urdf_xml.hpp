@@ -38,8 +38,8 @@ class Document {
   const tinyxml2::XMLElement* robot_ = nullptr;
 };
 
-/// A <loop_joint> as written (docs/model-format.md, "URDF"): links by name, each joint frame in its
-/// link's frame.
+/// A <loop_joint> as written (docs/model-format.md, "URDF"; also in Isaac Sim's spelling with
+/// <link1>/<link2>): links by name, each joint frame in its link's frame.
 struct LoopJointXml {
   std::string name;
   JointType type = JointType::revolute;
