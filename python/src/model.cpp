@@ -79,12 +79,6 @@ py::dict assemble_state(const Model& model, const py::object& q, const py::objec
   return d;
 }
 
-IntegratorKind integrator_kind(const std::string& name) {
-  const auto kind = parse_integrator(name);
-  if (!kind) throw py::value_error("unknown integrator '" + name + "' (known: rk2, rk4, dopri5)");
-  return *kind;
-}
-
 // A model file through load_mechanism; its import notes (io/mjcf.hpp) as Python warnings, the
 // CLI's stderr notes.
 std::shared_ptr<Model> load(const std::string& path) {
@@ -96,6 +90,12 @@ std::shared_ptr<Model> load(const std::string& path) {
 }
 
 }  // namespace
+
+IntegratorKind integrator_kind(const std::string& name) {
+  const auto kind = parse_integrator(name);
+  if (!kind) throw py::value_error("unknown integrator '" + name + "' (known: rk2, rk4, dopri5)");
+  return *kind;
+}
 
 void bind_model(py::module_& m) {
   py::class_<Model, std::shared_ptr<Model>>(m, "Model", "A mechanism built and checked once (loopdyn::Model).")

@@ -30,7 +30,7 @@ def test_mjcf_notes_are_user_warnings():
 
 def test_a_refused_mjcf_file_is_a_model_error(tmp_path):
     bad = tmp_path / "bad.xml"
-    bad.write_text('<mujoco>\n<worldbody>\n<body>\n<joint armature="1"/>\n<geom size="1"/>\n</body>\n'
+    bad.write_text('<mujoco>\n<worldbody>\n<body>\n<joint name="elbow" armature="1"/>\n<geom size="1"/>\n</body>\n'
                    '</worldbody>\n</mujoco>\n')
-    with pytest.raises(loopdyn.ModelError, match=r"bad\.xml:4: joint 'joint0' \(hinge\): armature"):
+    with pytest.raises(loopdyn.ModelError, match=r"bad\.xml:4: joint 'elbow' \(hinge\): armature"):
         loopdyn.load(bad)
