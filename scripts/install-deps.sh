@@ -5,7 +5,8 @@ set -euo pipefail
 packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
           libgtest-dev libbenchmark-dev libtbb-dev python3
           python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
-          liburdfdom-dev libconsole-bridge-dev libtinyxml2-dev)
+          liburdfdom-dev libconsole-bridge-dev  # URDF: urdfdom (tinyxml2 below reads <loop_joint>)
+          libmujoco-dev libtinyxml2-dev libmujoco-samples)  # MJCF: MuJoCo, tinyxml2; the samples for tests
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
