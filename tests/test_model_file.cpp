@@ -318,7 +318,7 @@ TEST(ModelFileRoundTrip, Joints) {
   EXPECT_EQ(j1.q, std::vector<double>{0.25});  // scalar accepted for 1-coordinate joints
   EXPECT_EQ(j1.u, std::vector<double>{-1.5});
   EXPECT_FALSE(j1.cut);
-  EXPECT_EQ(j1.where, "t.yaml:12");
+  EXPECT_EQ(j1.where, "t.yaml:18");
 
   const auto& j2 = m.joints[1];
   EXPECT_EQ(j2.type, JointType::universal);
@@ -343,7 +343,7 @@ TEST(ModelFileRoundTrip, MarkersAndForces) {
   EXPECT_EQ(m.markers[0].name, "m1");
   EXPECT_EQ(m.markers[0].body, "b");
   EXPECT_EQ(m.markers[0].point, Vec3(0.1, 0.2, 0.3));
-  EXPECT_EQ(m.markers[0].where, "t.yaml:38");
+  EXPECT_EQ(m.markers[0].where, "t.yaml:44");
   EXPECT_EQ(m.markers[1].point, Vec3::Zero());
 
   ASSERT_EQ(m.forces.size(), 6u);
@@ -352,7 +352,7 @@ TEST(ModelFileRoundTrip, MarkersAndForces) {
   EXPECT_EQ(sd.stiffness, 10.0);
   EXPECT_EQ(sd.damping, 0.5);
   EXPECT_EQ(sd.rest, 0.1);
-  EXPECT_EQ(m.forces[0].where, "t.yaml:44");
+  EXPECT_EQ(m.forces[0].where, "t.yaml:50");
 
   const auto& psd = std::get<loopdyn::PointSpringDamperSpec>(m.forces[1].element);
   EXPECT_EQ(psd.body1, "b");
