@@ -16,6 +16,7 @@
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/model.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -27,16 +28,7 @@ using loopdyn::Vec3;
 
 const std::string models_dir = std::string(LOOPDYN_SOURCE_DIR) + "/models/";
 
-/// ModelError message of `action`, or "" when it throws nothing.
-template <class F>
-std::string error_of(F&& action) {
-  try {
-    action();
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "";
-}
+using loopdyn::test::error_of;
 
 std::string parse_error(const std::string& text) {
   return error_of([&] { loopdyn::parse_mechanism(text, "t.yaml"); });
