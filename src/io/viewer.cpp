@@ -164,6 +164,14 @@ Frames compute_frames(const Model& model, const Trajectory& run, const RunColumn
   return f;
 }
 
+// Diagonal of the box of every body origin at every row.
+double swept_extent(const Frames& f, int nbodies) {
+  Eigen::AlignedBox3f box;
+  for (std::size_t k = 0; k < f.times.size() * static_cast<std::size_t>(nbodies); ++k)
+    box.extend(Eigen::Vector3f(f.poses[7 * k], f.poses[7 * k + 1], f.poses[7 * k + 2]));
+  return box.isEmpty() ? 0.0 : static_cast<double>(box.diagonal().norm());
+}
+
 std::string base64_floats(const std::vector<float>& v) { return viewer::base64(v.data(), v.size() * sizeof(float)); }
 
 json page_data(const Model& model, const Trajectory& run, const RunColumns& c, const viewer::Scene& scene,
@@ -211,8 +219,9 @@ std::string viewer_page(const Mechanism& mechanism, const Model& model, const Tr
                         const ViewerOptions& options) {
   if (run.rows.empty()) throw ModelError(options.run_source + ": no rows");
   const RunColumns columns = match_columns(model, run, options);
-  const viewer::Scene scene = viewer::make_scene(mechanism, model, options.model_dir);
   const Frames frames = compute_frames(model, run, columns, options.run_source);
+  const viewer::Scene scene =
+      viewer::make_scene(mechanism, model, options.model_dir, swept_extent(frames, model.nbodies));
   // "</" inside the JSON block would end its <script> element; "<\/" is the same JSON string.
   std::string data = page_data(model, run, columns, scene, frames, options).dump();
   replace_all(data, "</", "<\\/");

@@ -222,7 +222,7 @@ class VisualReader {
 
 }  // namespace
 
-Scene make_scene(const Mechanism& mechanism, const Model& model, const std::string& model_dir) {
+Scene make_scene(const Mechanism& mechanism, const Model& model, const std::string& model_dir, double swept) {
   for (int i = 0; i < model.nbodies; ++i) {
     const auto b = static_cast<std::size_t>(model.mechanism_body[i]);
     if (b >= mechanism.bodies.size() || mechanism.bodies[b].name != model.body_name[i])
@@ -231,7 +231,7 @@ Scene make_scene(const Mechanism& mechanism, const Model& model, const std::stri
   }
   Scene scene;
   const auto points = joint_points(model);
-  scene.scale = typical_length(model, points);
+  scene.scale = std::max(typical_length(model, points), swept / 40);
   VisualReader visuals(scene, model_dir);
   for (int i = 0; i < model.nbodies; ++i) {
     const BodySpec& body = mechanism.bodies[static_cast<std::size_t>(model.mechanism_body[i])];
