@@ -242,13 +242,15 @@ def main():
     page = os.path.join(work, "run.html")
 
     # t = 0, T1, then 0 again: the page must come back to the same pixels.
-    browser = Browser(chromium, tempfile.mkdtemp(prefix="profile_", dir=work))  # a throwaway profile
+    profile = tempfile.mkdtemp(prefix="profile_", dir=work)  # a throwaway profile
+    browser = Browser(chromium, profile)
     try:
         browser.open("file://%s#t=0&paused" % page, *WINDOW)
         shots = [show_time(browser, t) for t in ("0", str(T1), "0")]
         notes = browser.evaluate("document.getElementById('notes').textContent")
     finally:
         browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
     for k, (_, png) in enumerate(shots):
         with open(os.path.join(work, "shot%d.png" % k), "wb") as f:  # kept for a look when the test fails
             f.write(png)
