@@ -169,8 +169,7 @@ ViewerOptions viewer_options(const std::string& model, const std::string& run, c
   ViewerOptions v;
   v.plots = plots;
   v.run_source = run;
-  v.model_dir = std::filesystem::path(model).parent_path().string();
-  if (v.model_dir.empty()) v.model_dir = ".";
+  v.model_dir = std::filesystem::path(model).parent_path().string();  // "" for the current folder
   return v;
 }
 

@@ -20,8 +20,9 @@ struct ViewerOptions {
   std::vector<std::string> plots;
   /// Names the run in messages (the CSV's path), and in the page's title.
   std::string run_source = "run";
-  /// The folder that relative mesh paths of the visuals start from (the model file's).
-  std::string model_dir = ".";
+  /// The folder that relative mesh paths of the visuals start from (the model file's); "" is the
+  /// current folder.
+  std::string model_dir;
 };
 
 /// The page for `run` (a Trajectory, or read_csv of its CSV) of `model`, built from `mechanism`
