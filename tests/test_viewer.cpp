@@ -149,6 +149,39 @@ TEST(Viewer, ABodyWithoutVisualsIsDrawnFromItsJointsAndInertia) {
   ASSERT_EQ(data["ground"].size(), 1u);  // the shoulder's point on ground
 }
 
+// World-frame extent (x, y, z) of the box shape of a body.
+Vec3 box_extent(const json& shapes) {
+  for (const json& s : shapes) {
+    if (s["shape"] != "box") continue;
+    const Quat r(s["origin"][6].get<double>(), s["origin"][3].get<double>(), s["origin"][4].get<double>(),
+                 s["origin"][5].get<double>());
+    const Vec3 size(s["size"][0].get<double>(), s["size"][1].get<double>(), s["size"][2].get<double>());
+    return (r.toRotationMatrix() * size.asDiagonal()).cwiseAbs().rowwise().sum();
+  }
+  return Vec3::Constant(std::nan(""));
+}
+
+// Paper 001's planar links: 2 m, 5 kg, J = 10 kg m² about z, 5 about x and y: a uniform box of
+// 3.5 x 3.5 m. Cut to the joints' reach from the centre of mass, it is the 2 m link along x and 1.5
+// rod diameters across (3 × 0.02 × the 2 m link length); the last link, hinged at one end only,
+// reaches as far beyond its centre: the same bar.
+TEST(Viewer, PlateLikeInertiasOfLinksAreCutToTheLinks) {
+  Mechanism m;
+  m.name = "link";
+  const Mat3 plate = Vec3(5, 5, 10).asDiagonal();
+  m.add_body("link1", 5.0, Vec3(1, 0, 0), plate);
+  m.add_body("link2", 5.0, Vec3(1, 0, 0), plate);
+  m.add_joint("shoulder", JointType::revolute, "ground", "link1");
+  m.add_joint("elbow", JointType::revolute, "link1", "link2", Transform::translation(Vec3(2, 0, 0)));
+  Trajectory run;
+  run.columns = {"t", "q.shoulder", "q.elbow"};
+  run.rows.push_back(VecX::Zero(3));
+  const json data = page_json(viewer_page(m, Model::build(m), run));
+  EXPECT_EQ(data["scale"].get<double>(), 2.0);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_TRUE(test::near(box_extent(data["bodies"][i]["shapes"]), Vec3(2, 0.12, 0.12), 1e-12)) << i;
+}
+
 // Visuals are drawn as the model gives them; an STL mesh travels inside the page byte for byte, a
 // mesh of another format becomes a placeholder with a note, a missing STL file is the model's error.
 TEST(Viewer, VisualsAreDrawnAsGivenWithTheirMeshes) {

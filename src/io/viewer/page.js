@@ -199,7 +199,7 @@
     canvas.addEventListener('mousemove', function (e) { if (e.buttons & 1) seekFromPlot(plot, e); });
     return plot;
   });
-  var pad = {left: 62, right: 8, top: 6, bottom: 18};
+  var pad = {left: 84, right: 8, top: 6, bottom: 18};
   function plotX(plot, t) { return pad.left + (plot.canvas.width - pad.left - pad.right) * (nframes > 1 ? (t - t0) / (t1 - t0) : 0); }
   function seekFromPlot(plot, e) {
     var r = plot.canvas.getBoundingClientRect(), w = r.width - pad.left - pad.right;
@@ -228,8 +228,11 @@
     g.strokeRect(pad.left, pad.top, c.width - pad.left - pad.right, h);
     g.fillStyle = '#444';
     g.font = (11 * dpr) + 'px sans-serif';
-    g.fillText(hi.toPrecision(4), 2, pad.top + 10 * dpr);
-    g.fillText(lo.toPrecision(4), 2, pad.top + h);
+    // Enough digits that the two labels differ: energy kept to 1e-8 of itself needs 10.
+    var spread = Math.max(Math.abs(hi), Math.abs(lo)) / (hi - lo);
+    var digits = plot.log || !(spread > 0) || !isFinite(spread) ? 4 : Math.min(12, Math.max(4, Math.ceil(Math.log10(spread)) + 2));
+    g.fillText(hi.toPrecision(digits), 2, pad.top + 10 * dpr);
+    g.fillText(lo.toPrecision(digits), 2, pad.top + h);
     if (plot.log) g.fillText('log', 2, pad.top + h / 2);
     g.fillText(t0.toFixed(2) + ' s', pad.left, c.height - 4);
     var end = t1.toFixed(2) + ' s';

@@ -95,16 +95,18 @@ void add_joint_balls(const std::vector<Vec3>& points, double radius, json& shape
   }
 }
 
-// The body's equivalent-inertia box (inertia_box), each side at most the extent of the joint
-// points along that axis (models of planar mechanisms give links plate-like inertias, the papers'
-// data no rod has, which would hide the mechanism) and at least 1.5 rod diameters, so that a
-// thin rod or a point mass stays visible. A body with a single joint point keeps its box.
+// The body's equivalent-inertia box (inertia_box), each side at most twice the joint points'
+// reach from the centre of mass along that axis (models of planar mechanisms give links plate-like
+// inertias, the papers' data no rod has, which would hide the mechanism; a last link hinged at one
+// end reaches as far beyond its centre) and at least 1.5 rod diameters, so that a thin rod or a
+// point mass stays visible. A body whose joints all sit at its centre of mass (a free body) keeps
+// its box.
 json inertia_box_shape(const BodySpec& body, const std::vector<Vec3>& points, double scale,
                        const std::array<double, 4>& colour) {
   auto [sides, axes] = inertia_box(body.mass, body.inertia);
   const double thinnest = 3 * kLinkRadius * scale;
   const bool linked =
-      std::any_of(points.begin(), points.end(), [&](const Vec3& p) { return (p - points[0]).norm() > 1e-9; });
+      std::any_of(points.begin(), points.end(), [&](const Vec3& p) { return (p - body.com).norm() > 1e-9; });
   for (int k = 0; k < 3; ++k) {
     double extent = 0;  // twice the farthest joint point from the centre of mass along axis k
     for (const Vec3& p : points) extent = std::max(extent, 2 * std::abs((p - body.com).dot(axes.col(k))));
