@@ -8,7 +8,9 @@ set -euo pipefail
 # libjs-three: three.js r111, embedded into the viewer's pages at build time.
 packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
           libgtest-dev libbenchmark-dev libtbb-dev python3
-          python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest libjs-three)
+          python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
+          libmujoco-dev libtinyxml2-dev libmujoco-samples  # MJCF: MuJoCo, tinyxml2; the samples for tests
+          libjs-three)
 if [ "${1:-}" = "--test" ]; then
   packages+=(chromium)
 fi

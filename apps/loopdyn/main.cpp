@@ -18,6 +18,7 @@
 #include "loopdyn/generators.hpp"
 #include "loopdyn/iftomm.hpp"
 #include "loopdyn/io/csv.hpp"
+#include "loopdyn/io/mjcf.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/io/model_info.hpp"
 #include "loopdyn/io/viewer.hpp"
@@ -126,6 +127,15 @@ void print_projection(const ProjectionStats& p, const ProjectionSettings& s, lon
               p.max_position_residual, p.max_velocity_residual, s.position_tolerance, s.velocity_tolerance);
 }
 
+// A model file (YAML or MJCF) through load_mechanism; what an importer left out without changing
+// the dynamics (MJCF contacts, joint limits, ...) goes to stderr, one note a line.
+Mechanism load_model(const std::string& path) {
+  std::vector<std::string> notes;
+  Mechanism m = load_mechanism(path, &notes);
+  for (const std::string& n : notes) std::fprintf(stderr, "loopdyn: note: %s\n", n.c_str());
+  return m;
+}
+
 // One run of `method` from (q0, u0) with the options' settings.
 struct Run {
   std::unique_ptr<Formulation> formulation;
@@ -183,7 +193,7 @@ struct ViewOptions {
 
 // `view`: the page of a CSV written by `simulate` (any method), for the model file it ran.
 int view(const ViewOptions& o) {
-  const Mechanism mechanism = load_mechanism(o.model);
+  const Mechanism mechanism = load_model(o.model);
   const Model model = Model::build(mechanism);
   const std::string out = o.out.empty() ? page_path(o.run) : o.out;
   write_viewer_page(out, mechanism, model, read_csv(o.run), viewer_options(o.model, o.run, o.plots));
@@ -193,7 +203,7 @@ int view(const ViewOptions& o) {
 
 int simulate(const SimulateOptions& o) {
   if (!o.plots.empty() && !o.view) throw std::invalid_argument("--plot is for the --view page: add --view");
-  const Mechanism mechanism = load_mechanism(o.model);
+  const Mechanism mechanism = load_model(o.model);
   const Model model = Model::build(mechanism);
   VecX q0, u0;
   const std::string initial = initial_state(model, o.no_assemble, q0, u0);
@@ -250,7 +260,7 @@ int simulate(const SimulateOptions& o) {
 }
 
 int info(const std::string& path, bool as_json) {
-  const nlohmann::json d = describe(Model::build(load_mechanism(path)));
+  const nlohmann::json d = describe(Model::build(load_model(path)));
   if (as_json) {
     std::cout << d.dump(2) << '\n';
     return 0;
@@ -308,7 +318,10 @@ std::string bracketed(const Eigen::Ref<const VecX>& v) {
 // tree joint, and with --out writes the model file again with the tree joints' q and u replaced
 // (yaml-cpp round trip: the content is kept, comments and key order within flow maps may not be).
 int assemble_model(const AssembleOptions& o) {
-  const Model model = Model::build(load_mechanism(o.model));
+  if (!o.out.empty() && is_mjcf_path(o.model))
+    throw std::invalid_argument("assemble --out rewrites YAML model files only; write '" + o.model +
+                                "' as YAML first (loopdyn convert " + o.model + " --out FILE.yaml)");
+  const Model model = Model::build(load_model(o.model));
   const Constraints& cons = model.loops().constraints;
   AssemblySettings settings;
   settings.tolerance = o.tolerance;
@@ -395,7 +408,7 @@ int write_generated(const Mechanism& m, const std::string& out) {
 // `convert`: any model file the reader takes, checked by building its Model (so that a file that
 // would not load is not written), as loopdyn's YAML.
 int convert(const std::string& path, const std::string& out) {
-  const Mechanism m = load_mechanism(path);
+  const Mechanism m = load_model(path);
   (void)Model::build(m);
   return write_generated(m, out);
 }
@@ -485,7 +498,7 @@ int main(int argc, char** argv) {
 
   SimulateOptions sim;
   CLI::App* cmd_sim = app.add_subcommand("simulate", "integrate a mechanism and write its trajectory as CSV");
-  cmd_sim->add_option("model", sim.model, "model file (YAML)")->required();
+  cmd_sim->add_option("model", sim.model, "model file (YAML, or MJCF .xml)")->required();
   std::string methods;
   for (const MethodInfo& m : loopdyn::methods())
     methods.append(methods.empty() ? "" : ", ").append(m.name).append(m.implemented() ? "" : " (planned)");
@@ -587,7 +600,7 @@ int main(int argc, char** argv) {
   CLI::App* cmd_methods = app.add_subcommand("methods", "list the formulations: paper, cost, coordinates, status");
   cmd_methods->add_flag("--markdown", methods_markdown, "as the Markdown table of README and docs/methods.md");
   CLI::App* cmd_info = app.add_subcommand("info", "describe a mechanism: bodies, joints, loops, DOF");
-  cmd_info->add_option("model", info_model, "model file (YAML)")->required();
+  cmd_info->add_option("model", info_model, "model file (YAML, or MJCF .xml)")->required();
   cmd_info->add_flag("--json", info_json, "print JSON");
 
   std::string convert_model, convert_out;
@@ -607,7 +620,7 @@ int main(int argc, char** argv) {
   AssembleOptions asm_opts;
   CLI::App* cmd_asm =
       app.add_subcommand("assemble", "close the loops of the initial state (positions and speeds) and print it");
-  cmd_asm->add_option("model", asm_opts.model, "model file (YAML)")->required();
+  cmd_asm->add_option("model", asm_opts.model, "model file (YAML, or MJCF .xml)")->required();
   cmd_asm->add_option("--out", asm_opts.out, "write the model file with the assembled q and u");
   cmd_asm->add_option("--fix", asm_opts.fix, "tree joint whose speeds stay independent (repeatable; adds to the joints marked independent: true)")
       ->allow_extra_args(false);

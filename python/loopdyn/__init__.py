@@ -55,7 +55,7 @@ class Mechanism:
         return self
 
     def add_body(self, name, mass, **keys):
-        """A body: `com` (3), `inertia` (3 or 6 numbers about the centre of mass)."""
+        """A body: `com` (3), `inertia` (3 or 6 numbers about the centre of mass), `visuals` (shapes for the viewer)."""
         return self._add("bodies", {"name": name, "mass": mass, **keys})
 
     def add_joint(self, name, type, parent, child, **keys):

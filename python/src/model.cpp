@@ -79,6 +79,16 @@ py::dict assemble_state(const Model& model, const py::object& q, const py::objec
   return d;
 }
 
+// A model file through load_mechanism; its import notes (io/mjcf.hpp) as Python warnings, the
+// CLI's stderr notes.
+std::shared_ptr<Model> load(const std::string& path) {
+  std::vector<std::string> notes;
+  const Mechanism mechanism = load_mechanism(path, &notes);
+  for (const std::string& n : notes)
+    if (PyErr_WarnEx(PyExc_UserWarning, n.c_str(), 1) < 0) throw py::error_already_set();  // warnings as errors
+  return build(mechanism);
+}
+
 }  // namespace
 
 IntegratorKind integrator_kind(const std::string& name) {
@@ -89,8 +99,9 @@ IntegratorKind integrator_kind(const std::string& name) {
 
 void bind_model(py::module_& m) {
   py::class_<Model, std::shared_ptr<Model>>(m, "Model", "A mechanism built and checked once (loopdyn::Model).")
-      .def_static("load", [](const std::string& path) { return build(load_mechanism(path)); }, py::arg("path"),
-                  "Reads a model file (docs/model-format.md).")
+      .def_static("load", load, py::arg("path"),
+                  "Reads a model file, YAML or MJCF (docs/model-format.md); what an importer left out without "
+                  "changing the dynamics (MJCF contacts, ...) is a UserWarning per note.")
       .def_static("parse", [](const std::string& text, const std::string& source) { return build(parse_mechanism(text, source)); },
                   py::arg("text"), py::arg("source") = "<text>", "Parses model-file text; `source` names it in messages.")
       .def_readonly("name", &Model::name)

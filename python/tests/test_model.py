@@ -61,6 +61,16 @@ def test_a_mechanism_built_in_code_is_the_model_file():
     assert "name: link2" in double_pendulum().to_yaml()
 
 
+def test_visuals_pass_through_the_reader_with_its_checks():
+    m = double_pendulum()
+    m.add_body("shaft", 1.0, inertia=[1, 1, 1], visuals=[{"shape": "cylinder", "radius": 0.01, "length": 0.5}])
+    assert "{shape: cylinder, radius: 0.01, length: 0.5}" in m.to_yaml()
+    m.add_body("bad", 1.0, inertia=[1, 1, 1], visuals=[{"shape": "sphere", "radius": -1}])  # named below
+    line = test_visuals_pass_through_the_reader_with_its_checks.__code__.co_firstlineno + 4
+    with pytest.raises(loopdyn.ModelError, match=f"^{__file__}:{line}: 'radius' of visual #1 of body 'bad' must be positive"):
+        m.to_yaml()
+
+
 def test_a_mechanism_error_names_the_scripts_line_and_the_readers_problem():
     m = double_pendulum()
     m.add_body("b", 1.0, com=[0, 0])  # this line is named

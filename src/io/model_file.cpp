@@ -24,6 +24,7 @@
 #include <variant>
 #include <vector>
 
+#include "loopdyn/io/mjcf.hpp"
 #include "loopdyn/joints.hpp"
 
 namespace loopdyn {
@@ -736,7 +737,8 @@ std::string Writer::write(const Mechanism& m) {
 
 Mechanism parse_mechanism(const std::string& text, const std::string& source) { return Parser(source).parse(text); }
 
-Mechanism load_mechanism(const std::string& path) {
+Mechanism load_mechanism(const std::string& path, std::vector<std::string>* notes) {
+  if (is_mjcf_path(path)) return load_mjcf(path, notes);
   std::error_code ec;
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path, ec)) throw ModelError("cannot open model file '" + path + "'");

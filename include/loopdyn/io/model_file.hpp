@@ -6,13 +6,16 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "loopdyn/mechanism.hpp"
 
 namespace loopdyn {
 
-/// Reads and parses a model file. Throws ModelError when it cannot be read or is invalid.
-Mechanism load_mechanism(const std::string& path);
+/// Reads and parses a model file: YAML, or MJCF for a `.xml` or `.mjcf` path (io/mjcf.hpp).
+/// Throws ModelError when it cannot be read or is invalid. `notes`, when given, receives one line
+/// per thing an importer left out without changing the dynamics (MJCF contacts, ...).
+Mechanism load_mechanism(const std::string& path, std::vector<std::string>* notes = nullptr);
 /// Parses model-file text; `source` names it in messages.
 Mechanism parse_mechanism(const std::string& text, const std::string& source);
 
