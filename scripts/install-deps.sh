@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # Installs loopdyn's build and test dependencies from Debian 12 packages (run as root).
 # Does nothing when they are all present already.
+#   scripts/install-deps.sh          what building and running loopdyn needs (scripts/quickstart.sh)
+#   scripts/install-deps.sh --test   also what only the test suite needs (scripts/test.sh): chromium,
+#                                    the real browser that opens the viewer's pages (docs/viewer.md)
 set -euo pipefail
+# libjs-three: three.js r111, embedded into the viewer's pages at build time.
 packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
           libgtest-dev libbenchmark-dev libtbb-dev python3
           python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
           liburdfdom-dev libconsole-bridge-dev  # URDF: urdfdom (tinyxml2 below reads <loop_joint>)
-          libmujoco-dev libtinyxml2-dev libmujoco-samples)  # MJCF: MuJoCo, tinyxml2; the samples for tests
+          libmujoco-dev libtinyxml2-dev libmujoco-samples  # MJCF: MuJoCo, tinyxml2; the samples for tests
+          libjs-three)
+if [ "${1:-}" = "--test" ]; then
+  packages+=(chromium)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,7 +4,7 @@
 #   scripts/test.sh --sanitize   -fsanitize=address,undefined build in build-sanitize/
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --test
 dir=build type=Release extra=()
 if [ "${1:-}" = "--sanitize" ]; then
   dir=build-sanitize type=RelWithDebInfo extra=(-DLOOPDYN_SANITIZE=ON -DLOOPDYN_BENCH=OFF -DLOOPDYN_PYTHON=OFF)

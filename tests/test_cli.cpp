@@ -499,3 +499,40 @@ TEST(Cli, DcaPrintsItsTreeWritesDiagnosticsAndRefusesBadSettings) {
            {" --threads -1", "the number of threads (--threads) must be >= 0"}})
     expect_one_line_error(run("simulate " + model + " --method dca --t-end 0.1 --out " + csv.string() + bad), why);
 }
+
+std::string file_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// `simulate --view` writes the page beside the CSV; `view` writes it from the CSV, with the plots
+// asked for (the page's content is checked in test_viewer.cpp, in a browser by viewer_browser.py).
+TEST(Cli, SimulateViewAndViewWriteThePage) {
+  const auto csv = scratch("view.csv"), page = scratch("view.html"), other = scratch("view_other.html");
+  std::filesystem::remove(page);
+  const std::string model = models() + "/fourbar_anderson.yaml";
+  const CliResult sim = run("simulate " + model + " --t-end 0.2 --out " + csv.string() + " --view");
+  ASSERT_EQ(sim.status, 0) << sim.output;
+  EXPECT_NE(sim.output.find("wrote       " + page.string() + " (viewer"), std::string::npos) << sim.output;
+  EXPECT_NE(file_text(page).find("id=\"loopdyn-data\""), std::string::npos);
+  const CliResult view = run("view " + csv.string() + " --model " + model + " --out " + other.string() +
+                             " --plot u.crank_pivot,residual.position");
+  ASSERT_EQ(view.status, 0) << view.output;
+  EXPECT_NE(file_text(other).find("{\"name\":\"u.crank_pivot\""), std::string::npos);
+}
+
+TEST(Cli, ViewRefusesARunThatDoesNotMatchWithOneLine) {
+  const auto csv = scratch("view_pendulum.csv");
+  const std::string fourbar = models() + "/fourbar_anderson.yaml", pendulum = models() + "/double_pendulum.yaml";
+  ASSERT_EQ(run("simulate " + pendulum + " --t-end 0.05 --out " + csv.string()).status, 0);
+  expect_one_line_error(run("view " + csv.string() + " --model " + fourbar),
+                        csv.string() + ": no column 'q.crank_pivot'");
+  expect_one_line_error(run("view " + csv.string() + " --model " + pendulum + " --plot energy,enrgy"),
+                        "no column 'enrgy' to plot (near: 'energy')");
+  const auto bad = scratch("view_bad.csv");
+  std::ofstream(bad) << "t,q.shoulder,q.elbow\n0,0.1,abc\n";
+  expect_one_line_error(run("view " + bad.string() + " --model " + pendulum),
+                        bad.string() + ":2: column 'q.elbow' is not a number: 'abc'");
+  expect_one_line_error(run("view /nonexistent/run.csv --model " + pendulum), "cannot open CSV file");
+  expect_one_line_error(run("simulate " + pendulum + " --plot energy"), "--plot is for the --view page");
+}

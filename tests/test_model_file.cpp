@@ -17,6 +17,7 @@
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/model.hpp"
 #include "mechanism_compare.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -29,16 +30,7 @@ using loopdyn::test::expect_same;
 
 const std::string models_dir = std::string(LOOPDYN_SOURCE_DIR) + "/models/";
 
-/// ModelError message of `action`, or "" when it throws nothing.
-template <class F>
-std::string error_of(F&& action) {
-  try {
-    action();
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "";
-}
+using loopdyn::test::error_of;
 
 std::string parse_error(const std::string& text) {
   return error_of([&] { loopdyn::parse_mechanism(text, "t.yaml"); });

@@ -24,6 +24,17 @@ inline ::testing::AssertionResult near(const Eigen::Ref<const MatX>& a, const Ei
                                        << a.transpose() << "\n b = " << b.transpose();
 }
 
+/// The ModelError message of `action`, or "" when it throws nothing.
+template <class F>
+std::string error_of(F&& action) {
+  try {
+    action();
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 inline double uniform(std::mt19937_64& rng, double lo, double hi) {
   return std::uniform_real_distribution<double>(lo, hi)(rng);
 }

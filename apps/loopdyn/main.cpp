@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@
 #include "loopdyn/io/mjcf.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/io/model_info.hpp"
+#include "loopdyn/io/viewer.hpp"
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/projection.hpp"
 #include "loopdyn/simulator.hpp"
@@ -34,7 +36,8 @@ struct SimulateOptions {
   double dt = 1e-3, t_end = 10.0, rtol = 1e-8, atol = 1e-10, output_dt = 0.01;
   FormulationSettings formulation;
   std::string on_singular = "stop";
-  bool no_assemble = false, project = false, reactions = false, diagnostics = false;
+  bool no_assemble = false, project = false, reactions = false, diagnostics = false, view = false;
+  std::vector<std::string> plots;  // --plot: columns of the --view page
   double project_tolerance = ProjectionSettings{}.position_tolerance;
 };
 
@@ -171,8 +174,37 @@ Run run_method(const SimulateOptions& o, const Model& model, const std::string& 
   return r;
 }
 
+// The viewer's options for a run of the model file `model` (mesh paths start from its folder).
+ViewerOptions viewer_options(const std::string& model, const std::string& run, const std::vector<std::string>& plots) {
+  ViewerOptions v;
+  v.plots = plots;
+  v.run_source = run;
+  v.model_dir = std::filesystem::path(model).parent_path().string();  // "" for the current folder
+  return v;
+}
+
+// The page's path for a CSV: the same stem, .html.
+std::string page_path(const std::string& csv) { return std::filesystem::path(csv).replace_extension(".html").string(); }
+
+struct ViewOptions {
+  std::string run, model, out;
+  std::vector<std::string> plots;
+};
+
+// `view`: the page of a CSV written by `simulate` (any method), for the model file it ran.
+int view(const ViewOptions& o) {
+  const Mechanism mechanism = load_model(o.model);
+  const Model model = Model::build(mechanism);
+  const std::string out = o.out.empty() ? page_path(o.run) : o.out;
+  write_viewer_page(out, mechanism, model, read_csv(o.run), viewer_options(o.model, o.run, o.plots));
+  std::printf("wrote       %s (%.1f MB)\n", out.c_str(), static_cast<double>(std::filesystem::file_size(out)) / 1e6);
+  return 0;
+}
+
 int simulate(const SimulateOptions& o) {
-  const Model model = Model::build(load_model(o.model));
+  if (!o.plots.empty() && !o.view) throw std::invalid_argument("--plot is for the --view page: add --view");
+  const Mechanism mechanism = load_model(o.model);
+  const Model model = Model::build(mechanism);
   VecX q0, u0;
   const std::string initial = initial_state(model, o.no_assemble, q0, u0);
   const auto kind = parse_integrator(o.integrator);
@@ -219,6 +251,11 @@ int simulate(const SimulateOptions& o) {
   print_change_points(model, traj,
                       r.settings.guard_singular_configurations && !r.formulation->crosses_singular_configurations());
   std::printf("wrote       %s (%zu rows x %zu columns)\n", o.out.c_str(), traj.rows.size(), traj.columns.size());
+  if (o.view) {
+    const std::string page = page_path(o.out);
+    write_viewer_page(page, mechanism, model, traj, viewer_options(o.model, o.out, o.plots));
+    std::printf("wrote       %s (viewer, %.1f MB)\n", page.c_str(), static_cast<double>(std::filesystem::file_size(page)) / 1e6);
+  }
   return 0;
 }
 
@@ -549,6 +586,10 @@ int main(int argc, char** argv) {
   cmd_sim->add_flag("--diagnostics", sim.diagnostics,
                     "write the method's own per-step columns (dca: iterations and residuals of its evaluations and "
                     "projections)");
+  cmd_sim->add_flag("--view", sim.view,
+                    "also write the viewer page (docs/viewer.md) beside the CSV: same name, .html");
+  cmd_sim->add_option("--plot", sim.plots, "columns plotted in the --view page besides energy and residuals")
+      ->delimiter(',');
   cmd_sim->add_flag("--reactions", sim.reactions,
                     "write reaction.<joint>.fx,fy,fz,tx,ty,tz columns (force and moment of the parent side on the "
                     "child, child joint frame)");
@@ -566,6 +607,15 @@ int main(int argc, char** argv) {
   CLI::App* cmd_convert = app.add_subcommand("convert", "write a model file as loopdyn's YAML (docs/model-format.md)");
   cmd_convert->add_option("model", convert_model, "model file")->required();
   cmd_convert->add_option("--out", convert_out, "YAML file to write (default: print it)");
+
+  ViewOptions view_opts;
+  CLI::App* cmd_view = app.add_subcommand(
+      "view", "write a self-contained HTML page that animates a run in the browser (docs/viewer.md)");
+  cmd_view->add_option("run", view_opts.run, "trajectory CSV written by `loopdyn simulate`")->required();
+  cmd_view->add_option("--model", view_opts.model, "the model file that was simulated")->required();
+  cmd_view->add_option("--out", view_opts.out, "HTML file to write (default: the CSV's name with .html)");
+  cmd_view->add_option("--plot", view_opts.plots, "columns plotted besides energy and residuals, comma-separated")
+      ->delimiter(',');
 
   AssembleOptions asm_opts;
   CLI::App* cmd_asm =
@@ -623,6 +673,7 @@ int main(int argc, char** argv) {
     if (cmd_info->parsed()) return info(info_model, info_json);
     if (cmd_methods->parsed()) return list_methods(methods_markdown);
     if (cmd_convert->parsed()) return convert(convert_model, convert_out);
+    if (cmd_view->parsed()) return view(view_opts);
     if (cmd_asm->parsed()) return assemble_model(asm_opts);
     if (cmd_ladder->parsed()) return generate_ladder(gen);
     if (cmd_spatial->parsed()) return generate_spatial_ladder(gen);

@@ -11,11 +11,11 @@ import warnings
 from ._loopdyn import (IntegrationError, Method, Model, ModelError, SingularConfigurationError, chain,
                        default_project_tolerance, ladder, method_names, nfourbar, normalized_yaml, spatial_ladder,
                        square_chain, square_net)
-from ._loopdyn import _simulate
+from ._loopdyn import _simulate, _view_csv, _view_table
 
 __all__ = ["IntegrationError", "Mechanism", "Method", "Model", "ModelError", "Result", "SingularConfigurationError",
            "chain", "ladder", "load", "method", "method_names", "nfourbar", "simulate", "spatial_ladder",
-           "square_chain", "square_net"]
+           "square_chain", "square_net", "view"]
 
 
 def load(path):
@@ -201,3 +201,16 @@ def simulate(model, method="auto", integrator="rk4", t_end=10.0, dt=1e-3, rtol=1
         handed_over, chosen = chosen, "dca"
         columns, data, stats, events = run(chosen)
     return Result(columns, data, chosen, stats, events, initial, handed_over)
+
+
+def view(model, run, out, plot=()):
+    """Writes the viewer's page of `run` to `out` (docs/viewer.md): one self-contained HTML file that
+    animates the run in a browser. `model` is the model file that was run (its visuals are drawn),
+    `run` a Result of simulate() or the path of a CSV written by `loopdyn simulate`, `plot` more
+    columns to plot besides energy and residuals. Returns `out`; ModelError for a run that does not
+    match the model or an unknown plot column."""
+    if isinstance(run, Result):
+        _view_table(str(model), run.columns, run.data, str(out), list(plot))
+    else:
+        _view_csv(str(model), str(run), str(out), list(plot))
+    return out

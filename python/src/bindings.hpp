@@ -12,6 +12,7 @@ namespace py = pybind11;
 
 void bind_model(py::module_& m);    // model.cpp: Model, info, assemble, generators
 void bind_methods(py::module_& m);  // methods.cpp: Method, simulate
+void bind_viewer(py::module_& m);   // viewer.cpp: the viewer's page of a run
 
 /// The integrator of `name` (rk2, rk4, dopri5); ValueError listing them otherwise.
 IntegratorKind integrator_kind(const std::string& name);

@@ -15,4 +15,5 @@ PYBIND11_MODULE(_loopdyn, m) {
   py::register_exception<IntegrationError>(m, "IntegrationError", PyExc_RuntimeError);
   python::bind_model(m);
   python::bind_methods(m);
+  python::bind_viewer(m);
 }
