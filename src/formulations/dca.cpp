@@ -82,14 +82,20 @@ struct Dca::Node {
   std::vector<int> constraints;  ///< eliminated here
   std::vector<int> row;          ///< global row of each local row
   /// Offset in K and R (6 · position in H) of each (local row, constraint body); −1 past the
-  /// constraint's bodies. A row's 6-blocks of G are read from Gfactored_ (G is never formed).
+  /// constraint's bodies. A row's 6-blocks of G are the node's copy in tree_ (G is never formed).
   std::vector<std::array<int, kMaxConstraintBodies>> column;
-  // K = diag(children's KC) + α GᵀG (6h x 6h, 004 eqs 9-10) lives only while the node is
-  // factored, in the thread's Scratch; what the solves need is kept.
-  MatX X;     ///< (6e x 6c) L⁻¹ K_ek, L the Cholesky factor of K_ee (Lee)
-  MatX KC;    ///< (6c x 6c) K on the handles after the elimination (004 eqs 27-30): K_cc − XᵀX
-  Eigen::LLT<MatX> Lee;
-  VecX R, RC, z, aH, aC, tmp;  ///< z = L⁻¹ R_e
+  int blocks = 0;  ///< G's 6-blocks on the rows eliminated here (one per row and constraint body)
+  // K = diag(children's K_C) + α GᵀG (6h x 6h, 004 eqs 9-10) lives only while the node is
+  // factored, in the thread's Scratch, and so do the right-hand side R and the accelerations a_H of
+  // the handles during a solve. What the solves read is kept in Dca::tree_, one stretch per node,
+  // the nodes in post order (their ids), at these offsets, in this order:
+  std::ptrdiff_t G = 0;   ///< (6 x blocks) G's blocks of the rows eliminated here, copied when factored
+  std::ptrdiff_t X = 0;   ///< (6e x 6c) L⁻¹ K_ek, L the Cholesky factor of K_ee
+  std::ptrdiff_t L = 0;   ///< L, lower triangle packed by columns (6e (6e + 1) / 2)
+  std::ptrdiff_t z = 0;   ///< (6e) L⁻¹ R_e
+  std::ptrdiff_t RC = 0;  ///< (6c) R on the handles after the elimination (004 eqs 31-32)
+  std::ptrdiff_t aC = 0;  ///< (6c) the handles' accelerations, from the parent
+  std::ptrdiff_t KC = 0;  ///< in Dca::kc_: (6c x 6c) K on the handles after the elimination (004 eqs 27-30), K_cc − XᵀX
 
   int h() const { return static_cast<int>(H.size()); }
   int hc() const { return static_cast<int>(keep.size()); }
@@ -97,10 +103,11 @@ struct Dca::Node {
   int rows() const { return static_cast<int>(row.size()); }
 };
 
-/// K and K_ee of the node being factored: one per thread, sized for the largest node, so that the
-/// nodes keep only what the solves read (factor_node).
+/// K and K_ee of the node being factored, and the vectors a solve needs only inside one node: one
+/// per thread, sized for the largest node, so that the nodes keep only what the solves read.
 struct Dca::Scratch {
   MatX K, Kee;
+  VecX R, aH, tmp;  ///< a node's right-hand side, handle accelerations and a_e
 };
 
 struct Dca::Pool {
@@ -296,6 +303,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   }
   // Handles (children before parents: nodes_ is in post order), rows and columns, workspaces.
   int largest_h6 = 0, largest_e6 = 0;
+  std::ptrdiff_t tree_size = 0, kc_size = 0;
   for (int id = 0; id < static_cast<int>(nodes_.size()); ++id) {
     Node& n = nodes_[id];
     if (n.body >= 0) {
@@ -317,21 +325,31 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
         n.column.push_back(col);
       }
     }
-    const int h6 = 6 * n.h(), c6 = 6 * n.hc(), e6 = 6 * n.he();
-    largest_h6 = std::max(largest_h6, h6);
-    largest_e6 = std::max(largest_e6, e6);
-    n.X.setZero(e6, c6);
-    n.KC.setZero(c6, c6);
-    n.Lee.compute(MatX::Identity(e6, e6));
-    for (VecX* v : {&n.R, &n.aH}) v->setZero(h6);
-    for (VecX* v : {&n.RC, &n.aC}) v->setZero(c6);
-    for (VecX* v : {&n.z, &n.tmp}) v->setZero(e6);
+    const std::ptrdiff_t h6 = 6 * n.h(), c6 = 6 * n.hc(), e6 = 6 * n.he();
+    largest_h6 = std::max(largest_h6, static_cast<int>(h6));
+    largest_e6 = std::max(largest_e6, static_cast<int>(e6));
+    for (const auto& col : n.column)
+      for (int j = 0; j < kMaxConstraintBodies && col[j] >= 0; ++j) ++n.blocks;
+    // The node's stretch of tree_, from a cache line (8 doubles).
+    std::ptrdiff_t at = (static_cast<std::ptrdiff_t>(tree_size) + 7) / 8 * 8;
+    for (auto [offset, size] : {std::pair{&n.G, 6 * static_cast<std::ptrdiff_t>(n.blocks)}, std::pair{&n.X, e6 * c6},
+                                std::pair{&n.L, e6 * (e6 + 1) / 2}, std::pair{&n.z, e6}, std::pair{&n.RC, c6},
+                                std::pair{&n.aC, c6}}) {
+      *offset = at;
+      at += size;
+    }
+    tree_size = at;
+    n.KC = kc_size;
+    kc_size += c6 * c6;
   }
   if (root_ >= 0 && nodes_[root_].hc() != 0) throw std::logic_error("dca: the root of the assembly tree has handles");
+  tree_.assign(tree_size, 0.0);
+  kc_.assign(kc_size, 0.0);
   scratch_.resize(threads_);
   for (Scratch& sc : scratch_) {
     sc.K.setZero(largest_h6, largest_h6);
     sc.Kee.setZero(largest_e6, largest_e6);
+    for (VecX* v : {&sc.R, &sc.aH, &sc.tmp}) v->setZero(largest_h6);
   }
 
   R_.assign(nb, Mat3::Identity());
@@ -352,7 +370,6 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   first_block_.assign(m + 1, 0);
   for (int r = 0; r < m; ++r) first_block_[r + 1] = first_block_[r] + constraints_[rows_[r].loop].nbodies;
   Gblk_.setZero(6, first_block_[m]);
-  Gfactored_.setZero(6, first_block_[m]);
   body_first_.assign(nb + 1, 0);
   for (int r = 0; r < m; ++r)
     for (int j = 0; j < constraints_[rows_[r].loop].nbodies; ++j) ++body_first_[constraints_[rows_[r].loop].bodies[j] + 1];
@@ -428,9 +445,9 @@ void Dca::pre_order(int node, const F& f) {
   if (n.body >= 0) return;
   if (pool_ && n.hi - n.lo >= kParallelGrain)
     tbb::parallel_invoke([&] { pre_order(n.left, f); }, [&] { pre_order(n.right, f); });
-  else {
-    pre_order(n.left, f);
+  else {  // right first: the exact reverse of the post order, in which tree_ is laid out
     pre_order(n.right, f);
+    pre_order(n.left, f);
   }
 }
 
@@ -469,6 +486,7 @@ void Dca::load_bodies(const Eigen::Ref<const VecX>& x, bool velocities) {
 }
 
 void Dca::update_rows(bool velocities) {
+  if (factor_pending_) throw std::logic_error("dca: update_rows between factor() and the solve that factors");
   // Frames: pose, velocity and acceleration at zero body accelerations (ω̇ = 0, r̈ = 0).
   auto frame = [&](int body, const Transform& X, ConstraintData::Frame& f) {
     if (body < 0) {
@@ -564,17 +582,40 @@ void gather(const In& K, const std::vector<int>& rows, const std::vector<int>& c
     for (std::size_t b = 0; b < cols.size(); ++b) out.template block<6, 6>(6 * a, 6 * b) = K.template block<6, 6>(6 * rows[a], 6 * cols[b]);
 }
 
+// A lower-triangular n x n L packed by columns: column j, L(j..n−1, j), from j n − j (j − 1) / 2.
+// Half of a dense factor's memory, which the solves stream through at every iteration.
+void pack_lower(const Eigen::Ref<const MatX>& L, double* packed) {
+  for (Eigen::Index j = 0; j < L.cols(); ++j)
+    for (Eigen::Index i = j; i < L.rows(); ++i) *packed++ = L(i, j);
+}
+
+// x = L⁻¹ x, L packed (pack_lower).
+void solve_lower(const double* L, int n, double* x) {
+  for (int j = 0; j < n; ++j) {
+    x[j] /= L[0];
+    const double xj = x[j];
+    for (int i = j + 1; i < n; ++i) x[i] -= L[i - j] * xj;
+    L += n - j;
+  }
+}
+
+// x = L⁻ᵀ x, L packed (pack_lower).
+void solve_upper(const double* L, int n, double* x) {
+  for (int j = n - 1; j >= 0; --j) {
+    const double* col = L + (static_cast<std::ptrdiff_t>(j) * n - static_cast<std::ptrdiff_t>(j) * (j - 1) / 2);
+    double xj = x[j];
+    for (int i = j + 1; i < n; ++i) xj -= col[i - j] * x[i];
+    x[j] = xj / col[0];
+  }
+}
+
 }  // namespace
 
 void Dca::factor() {
   for_each(model_.nbodies, [&](int i) { mass_[i] = body_mass(i); });
-  // The solves use G as factored: the projections' modified Newton keeps the matrices of q*
-  // while update_rows moves Gblk_ with q.
-  for_each(static_cast<int>(rows_.size()), [&](int r) {
-    const int from = first_block_[r], n = first_block_[r + 1] - from;
-    Gfactored_.middleCols(from, n) = Gblk_.middleCols(from, n);
-  });
-  in_pool([&] { post_order(root_, [&](int id) { factor_node(id); }); });
+  // The nodes are factored by the next solve, each just before its upward step, so that the tree's
+  // memory is streamed through once for both (factor_node copies G's blocks then).
+  factor_pending_ = true;
 }
 
 Dca::Scratch& Dca::scratch() {
@@ -585,7 +626,15 @@ Dca::Scratch& Dca::scratch() {
 void Dca::factor_node(int id) {
   Node& n = nodes_[id];
   Scratch& s = scratch();
-  const int h6 = 6 * n.h(), e6 = 6 * n.he();
+  const int h6 = 6 * n.h(), c6 = 6 * n.hc(), e6 = 6 * n.he();
+  // The solves use G as factored: the projections' modified Newton keeps the matrices of q*
+  // while update_rows moves Gblk_ with q.
+  {
+    double* g = tree_.data() + n.G;
+    for (int k = 0; k < n.rows(); ++k)
+      for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j, g += 6)
+        Vec6::Map(g) = Gblk_.col(first_block_[n.row[k]] + j);
+  }
   auto K = s.K.topLeftCorner(h6, h6);
   if (n.body >= 0) {
     K = mass_[n.body];
@@ -593,38 +642,45 @@ void Dca::factor_node(int id) {
     // diag(K_A, K_B) on the children's handles.
     K.setZero();
     const Node &a = nodes_[n.left], &b = nodes_[n.right];
-    K.topLeftCorner(6 * a.hc(), 6 * a.hc()) = a.KC;
-    K.bottomRightCorner(6 * b.hc(), 6 * b.hc()) = b.KC;
+    K.topLeftCorner(6 * a.hc(), 6 * a.hc()) = MatX::Map(kc_.data() + a.KC, 6 * a.hc(), 6 * a.hc());
+    K.bottomRightCorner(6 * b.hc(), 6 * b.hc()) = MatX::Map(kc_.data() + b.KC, 6 * b.hc(), 6 * b.hc());
   }
   // The joining rows' penalty α GᵀG (004 eqs 9-10), one row's 6-blocks at a time.
+  const double* g = tree_.data() + n.G;
   for (int k = 0; k < n.rows(); ++k) {
     const auto& col = n.column[k];
-    for (int a = 0; a < kMaxConstraintBodies && col[a] >= 0; ++a) {
-      const Vec6 ga = alpha_ * Gfactored_.col(first_block_[n.row[k]] + a);
-      for (int b = 0; b < kMaxConstraintBodies && col[b] >= 0; ++b)
-        K.template block<6, 6>(col[a], col[b]).noalias() += ga * Gfactored_.col(first_block_[n.row[k]] + b).transpose();
+    int count = 0;
+    while (count < kMaxConstraintBodies && col[count] >= 0) ++count;
+    for (int a = 0; a < count; ++a) {
+      const Vec6 ga = alpha_ * Vec6::Map(g + 6 * a);
+      for (int b = 0; b < count; ++b)
+        K.template block<6, 6>(col[a], col[b]).noalias() += ga * Vec6::Map(g + 6 * b).transpose();
     }
+    g += 6 * count;
   }
+  auto KC = MatX::Map(kc_.data() + n.KC, c6, c6);
   if (n.he() == 0) {
-    gather(K, n.keep, n.keep, n.KC);
+    gather(K, n.keep, n.keep, KC);
     return;
   }
   // Eliminate the bodies no constraint above acts on (004 eqs 21-30, as a Schur complement).
-  auto Kee = s.Kee.topLeftCorner(e6, e6);
+  Eigen::Ref<MatX> Kee = s.Kee.topLeftCorner(e6, e6);
   gather(K, n.elim, n.elim, Kee);
-  n.Lee.compute(Kee);
-  if (n.Lee.info() != Eigen::Success) {
+  const Eigen::LLT<Eigen::Ref<MatX>> Lee(Kee);  // in place
+  if (Lee.info() != Eigen::Success) {
     std::string names;
     for (int k : n.elim) names += (names.empty() ? "'" : ", '") + model_.body_name[n.H[k]] + "'";
     throw std::runtime_error("dca: the motion of bod" + std::string(n.he() > 1 ? "ies " : "y ") + names +
                              " is held neither by inertia nor by constraints (a direction without mass that "
                              "no joint fixes): absolute coordinates need it");
   }
+  pack_lower(Kee, tree_.data() + n.L);
   if (n.hc() == 0) return;
-  gather(K, n.elim, n.keep, n.X);
-  n.Lee.matrixL().solveInPlace(n.X);
-  gather(K, n.keep, n.keep, n.KC);
-  n.KC.noalias() -= n.X.transpose() * n.X;
+  auto X = MatX::Map(tree_.data() + n.X, e6, c6);
+  gather(K, n.elim, n.keep, X);
+  Lee.matrixL().solveInPlace(X);
+  gather(K, n.keep, n.keep, KC);
+  KC.noalias() -= X.transpose() * X;
 }
 
 Mat6 Dca::body_mass(int i) const {
@@ -635,58 +691,80 @@ Mat6 Dca::body_mass(int i) const {
 }
 
 void Dca::solve(const VecX& F, const VecX& nu, VecX& out) {
-  in_pool([&] { solve_tree(F, nu, out); });
+  const bool factoring = factor_pending_;
+  // Cleared also when a node cannot be factored (an exception): every solve follows a factor().
+  struct Cleared {
+    bool& pending;
+    ~Cleared() { pending = false; }
+  } cleared{factor_pending_};
+  in_pool([&] {
+    post_order(root_, [&](int id) {
+      if (factoring) factor_node(id);
+      solve_up(id, F, nu);
+    });
+    pre_order(root_, [&](int id) { solve_down(id, nu, out); });
+  });
 }
 
-void Dca::solve_tree(const VecX& F, const VecX& nu, VecX& out) {
-  // Assembly of the right-hand sides: R − α Gᵀν on the joining rows, then the elimination
+void Dca::solve_up(int id, const VecX& F, const VecX& nu) {
+  // Assembly of the right-hand side: R − α Gᵀν on the joining rows, then the elimination
   // R_C = R_k − K_ke K_ee⁻¹ R_e (004 eqs 9-10, 31-32).
-  post_order(root_, [&](int id) {
-    Node& n = nodes_[id];
-    if (n.body >= 0) {
-      n.R = F.segment<6>(6 * n.body);
-    } else {
-      const Node &a = nodes_[n.left], &b = nodes_[n.right];
-      n.R.head(6 * a.hc()) = a.RC;
-      n.R.tail(6 * b.hc()) = b.RC;
-    }
-    for (int k = 0; k < n.rows(); ++k) {  // R −= Gᵀ α ν on the joining rows
-      const double t = alpha_ * nu(n.row[k]);
-      for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j)
-        n.R.segment<6>(n.column[k][j]) -= t * Gfactored_.col(first_block_[n.row[k]] + j);
-    }
-    // With K_ee = L Lᵀ and X = L⁻¹ K_ek: K_ke K_ee⁻¹ R_e = Xᵀ z, z = L⁻¹ R_e.
-    for (int k = 0; k < n.he(); ++k) n.z.segment<6>(6 * k) = n.R.segment<6>(6 * n.elim[k]);
-    if (n.he() > 0) n.Lee.matrixL().solveInPlace(n.z);
-    for (int k = 0; k < n.hc(); ++k) n.RC.segment<6>(6 * k) = n.R.segment<6>(6 * n.keep[k]);
-    if (n.he() > 0 && n.hc() > 0) n.RC.noalias() -= n.X.transpose() * n.z;
-  });
+  const Node& n = nodes_[id];
+  const int c6 = 6 * n.hc(), e6 = 6 * n.he();
+  auto R = scratch().R.head(6 * n.h());
+  if (n.body >= 0) {
+    R = F.segment<6>(6 * n.body);
+  } else {
+    const Node &a = nodes_[n.left], &b = nodes_[n.right];
+    R.head(6 * a.hc()) = VecX::Map(tree_.data() + a.RC, 6 * a.hc());
+    R.tail(6 * b.hc()) = VecX::Map(tree_.data() + b.RC, 6 * b.hc());
+  }
+  const double* g = tree_.data() + n.G;
+  for (int k = 0; k < n.rows(); ++k) {  // R −= Gᵀ α ν on the joining rows
+    const double t = alpha_ * nu(n.row[k]);
+    for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j, g += 6)
+      R.segment<6>(n.column[k][j]) -= t * Vec6::Map(g);
+  }
+  // With K_ee = L Lᵀ and X = L⁻¹ K_ek: K_ke K_ee⁻¹ R_e = Xᵀ z, z = L⁻¹ R_e.
+  auto z = VecX::Map(tree_.data() + n.z, e6);
+  for (int k = 0; k < n.he(); ++k) z.segment<6>(6 * k) = R.segment<6>(6 * n.elim[k]);
+  solve_lower(tree_.data() + n.L, e6, z.data());
+  auto RC = VecX::Map(tree_.data() + n.RC, c6);
+  for (int k = 0; k < n.hc(); ++k) RC.segment<6>(6 * k) = R.segment<6>(6 * n.keep[k]);
+  if (e6 > 0 && c6 > 0) RC.noalias() -= MatX::Map(tree_.data() + n.X, e6, c6).transpose() * z;
+}
+
+void Dca::solve_down(int id, const VecX& nu, VecX& out) {
   // Disassembly: the eliminated bodies' a_e = K_ee⁻¹ (R_e − K_ek a_k) from the handles' a_k, and
   // the multipliers α (G a + ν) (004 eqs 17, 21, 23).
-  pre_order(root_, [&](int id) {
-    Node& n = nodes_[id];
-    for (int k = 0; k < n.hc(); ++k) n.aH.segment<6>(6 * n.keep[k]) = n.aC.segment<6>(6 * k);
-    if (n.he() > 0) {
-      // a_e = K_ee⁻¹ (R_e − K_ek a_k) = L⁻ᵀ (z − X a_k).
-      n.tmp = n.z;
-      if (n.hc() > 0) n.tmp.noalias() -= n.X * n.aC;
-      n.Lee.matrixU().solveInPlace(n.tmp);
-      for (int k = 0; k < n.he(); ++k) n.aH.segment<6>(6 * n.elim[k]) = n.tmp.segment<6>(6 * k);
-    }
-    for (int k = 0; k < n.rows(); ++k) {  // λ = α (G a + ν)
-      double ga = nu(n.row[k]);
-      for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j)
-        ga += Gfactored_.col(first_block_[n.row[k]] + j).dot(n.aH.segment<6>(n.column[k][j]));
-      dlambda_(n.row[k]) = alpha_ * ga;
-    }
-    if (n.body >= 0) {
-      out.segment<6>(6 * n.body) = n.aH;
-    } else {
-      Node &a = nodes_[n.left], &b = nodes_[n.right];
-      a.aC = n.aH.head(6 * a.hc());
-      b.aC = n.aH.tail(6 * b.hc());
-    }
-  });
+  const Node& n = nodes_[id];
+  const int c6 = 6 * n.hc(), e6 = 6 * n.he();
+  Scratch& s = scratch();
+  auto aH = s.aH.head(6 * n.h());
+  const auto aC = VecX::Map(tree_.data() + n.aC, c6);
+  for (int k = 0; k < n.hc(); ++k) aH.segment<6>(6 * n.keep[k]) = aC.segment<6>(6 * k);
+  if (e6 > 0) {
+    // a_e = K_ee⁻¹ (R_e − K_ek a_k) = L⁻ᵀ (z − X a_k).
+    auto ae = s.tmp.head(e6);
+    ae = VecX::Map(tree_.data() + n.z, e6);
+    if (c6 > 0) ae.noalias() -= MatX::Map(tree_.data() + n.X, e6, c6) * aC;
+    solve_upper(tree_.data() + n.L, e6, ae.data());
+    for (int k = 0; k < n.he(); ++k) aH.segment<6>(6 * n.elim[k]) = ae.segment<6>(6 * k);
+  }
+  const double* g = tree_.data() + n.G;
+  for (int k = 0; k < n.rows(); ++k) {  // λ = α (G a + ν)
+    double ga = nu(n.row[k]);
+    for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j, g += 6)
+      ga += Vec6::Map(g).dot(aH.segment<6>(n.column[k][j]));
+    dlambda_(n.row[k]) = alpha_ * ga;
+  }
+  if (n.body >= 0) {
+    out.segment<6>(6 * n.body) = aH;
+  } else {
+    const Node &a = nodes_[n.left], &b = nodes_[n.right];
+    VecX::Map(tree_.data() + a.aC, 6 * a.hc()) = aH.head(6 * a.hc());
+    VecX::Map(tree_.data() + b.aC, 6 * b.hc()) = aH.tail(6 * b.hc());
+  }
 }
 
 void Dca::applied_forces(double t, const VecX& x) {

@@ -47,11 +47,14 @@
 // "invertible even when the Jacobian loses rank"; otherwise a clear error naming them). At the
 // root every constraint has been eliminated and no handle is left; the disassembly walks down,
 // a_e = K_ee⁻¹ (R_e − K_ek a_k), and recovers λ = λ* + α (G a + ν) at each node (004 eqs 17, 21,
-// 23). K, its elimination and the Cholesky factor K_ee = L Lᵀ are computed once per evaluation;
-// each iteration of λ* redoes the vectors only (004 §4.4). A node keeps X = L⁻¹ K_ek (then
-// K_C = K_kk − XᵀX, K_ke K_ee⁻¹ R_e = Xᵀ L⁻¹ R_e and a_e = L⁻ᵀ (L⁻¹ R_e − X a_k): one triangular
-// solve each way) and builds K in a per-thread scratch, so that the tree's memory, which the
-// solves stream through several times per evaluation, stays small (docs/performance.md). Ground joints are eliminated at their body's
+// 23). K, its elimination and the Cholesky factor K_ee = L Lᵀ are computed once per evaluation,
+// each node's just before the first solve's upward step there; each iteration of λ* redoes the
+// vectors only (004 §4.4). A node keeps X = L⁻¹ K_ek (then K_C = K_kk − XᵀX, K_ke K_ee⁻¹ R_e =
+// Xᵀ L⁻¹ R_e and a_e = L⁻ᵀ (L⁻¹ R_e − X a_k): one triangular solve each way), L's lower triangle
+// packed and its copy of G's blocks, all in one array in the order of the upward sweep, and builds
+// K and the solves' other vectors in a per-thread scratch: the solves stream through the tree's
+// memory several times per evaluation, which at thousands of bodies leaves the caches, so it is
+// kept small and read in order (docs/performance.md). Ground joints are eliminated at their body's
 // leaf (004 keeps them to the root, boundary case 3, eq 40): the same linear system in another
 // order.
 //
@@ -165,7 +168,10 @@ class Dca final : public Formulation {
   void joint_state_of(const Eigen::Ref<const VecX>& x) const;
   /// Frames, Φ, G's row blocks and, with velocities, Φ̇ and γ of every constraint row.
   void update_rows(bool velocities);
-  /// mass_, then K, its elimination and factor of every node at the loaded positions.
+  /// mass_ at the loaded positions; K, its elimination and factor of every node with G's blocks at
+  /// the loaded positions are made by the next solve (factor_node), before its upward step at each
+  /// node, so that the tree's memory is streamed through once for both. Nothing may change Gblk_
+  /// between the two (update_rows refuses).
   void factor();
   void factor_node(int id);
   /// diag(J, m 1) of body i at the loaded positions (world axes, about the centre of mass).
@@ -181,9 +187,12 @@ class Dca final : public Formulation {
   void force_residual(const VecX& F, const VecX& x);       ///< res_ = F − M x − Gᵀ lambda_
   void subtract_constraint_forces(int body);               ///< res_ −= Gᵀ lambda_ on one body
   void constraint_residual(const VecX& x, const VecX& nu);  ///< c_ = G x + ν
-  /// One divide-and-conquer solve of M a + Gᵀλ = F, λ = α (G a + ν) with the factored matrices:
-  /// F (6 per body), ν (rows); out: a (6 per body), dlambda_: λ.
+  /// One divide-and-conquer solve of M a + Gᵀλ = F, λ = α (G a + ν) with the factored matrices
+  /// (factoring them first after factor()): F (6 per body), ν (rows); out: a (6 per body),
+  /// dlambda_: λ.
   void solve(const VecX& F, const VecX& nu, VecX& out);
+  void solve_up(int id, const VecX& F, const VecX& nu);    ///< a node's R_C and z (assembly)
+  void solve_down(int id, const VecX& nu, VecX& out);      ///< its a_e and λ (disassembly)
   void applied_forces(double t, const VecX& x);
   double max_abs(const VecX& v) const { return v.size() ? v.cwiseAbs().maxCoeff() : 0.0; }
   /// Calls f(node) for every node, children before parents (post) or after (pre), two subtrees
@@ -198,7 +207,6 @@ class Dca final : public Formulation {
   /// f(i) for i = 0 .. n − 1, in parallel chunks when threads_ > 1; f(i) writes element i only.
   template <class F>
   void for_each(int n, const F& f);
-  void solve_tree(const VecX& b, const VecX& nu, VecX& out);
 
   double alpha_, mu_, omega_;
   int max_iterations_;
@@ -214,6 +222,11 @@ class Dca final : public Formulation {
   std::vector<Constraint> constraints_;
   std::vector<ConstraintRow> rows_;  ///< every row, ConstraintRow::loop = index in constraints_
   std::vector<Node> nodes_;
+  /// What the solves read and write of every node (G's blocks, X, L, z, R_C, a_C; Node), one
+  /// stretch per node in post order: an upward sweep streams through it forwards, a downward one
+  /// (right subtree first) backwards. K_C, read only by the parent's factor, is apart, in kc_.
+  std::vector<double> tree_, kc_;
+  bool factor_pending_ = false;  ///< factor() was called; the next solve factors the nodes
   int root_ = -1;
   std::vector<int> leaf_of_body_;
 
@@ -246,7 +259,6 @@ class Dca final : public Formulation {
   std::vector<int> body_first_;
   std::vector<std::pair<int, int>> body_blocks_;
   Mat6X Gblk_;       ///< G's 6-block of each (row, constraint body) at the loaded positions (update_rows)
-  Mat6X Gfactored_;  ///< Gblk_ at the last factor(), read by the tree's factors and solves
   std::vector<ConstraintData::Frame> fp_, fc_;
   std::vector<double> coupling_q_;  ///< last coordinate of every coupling term (near for the next)
 
