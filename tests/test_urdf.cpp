@@ -24,8 +24,10 @@
 namespace {
 
 using namespace loopdyn;
+using test::CliResult;
 using test::expect_same;
 using test::near;
+using test::run_cli;
 
 const std::string robots_dir = std::string(LOOPDYN_SOURCE_DIR) + "/models/robots/";
 
@@ -410,6 +412,37 @@ TEST(UrdfMapping, VisualsKeepShapesColoursAndResolvedMeshPaths) {
   EXPECT_NE(notes[1].find("mesh 'package://other/missing.dae' of link 'a' not found"), std::string::npos) << notes[1];
 }
 
+// A ROS package opened by its bare file name from its own folder (`cd kr5 && loopdyn info kr5.urdf`):
+// the folder to look meshes up from is the working directory, from C++ and from the CLI.
+TEST(UrdfMapping, PackageMeshesOfAFileOpenedByItsBareNameFromItsFolder) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "loopdyn_test_urdf_bare" / "my_robot";
+  fs::create_directories(dir / "meshes");
+  std::ofstream(dir / "meshes" / "arm.stl") << "solid arm\nendsolid arm\n";
+  std::ofstream(dir / "r.urdf") << robot(R"(<link name="world"/>
+<link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+<visual><geometry><mesh filename="package://my_robot/meshes/arm.stl"/></geometry></visual>
+<visual><geometry><mesh filename="meshes/arm.stl"/></geometry></visual>
+</link>
+<joint name="j" type="continuous"><parent link="world"/><child link="a"/></joint>
+)");
+  struct InFolder {  // the working directory for the test's scope
+    explicit InFolder(const fs::path& d) : before(fs::current_path()) { fs::current_path(d); }
+    ~InFolder() { fs::current_path(before); }
+    fs::path before;
+  } in_folder(dir);
+  std::vector<std::string> notes;
+  const Mechanism m = load_urdf("r.urdf", &notes);
+  EXPECT_TRUE(notes.empty()) << notes.front();
+  const std::string arm = fs::canonical(dir / "meshes" / "arm.stl").string();
+  ASSERT_EQ(m.bodies.at(0).visuals.size(), 2u);
+  EXPECT_EQ(m.bodies[0].visuals[0].file, arm);
+  EXPECT_EQ(m.bodies[0].visuals[1].file, arm);
+  const CliResult info = run_cli("info r.urdf");
+  EXPECT_EQ(info.status, 0) << info.output;
+  EXPECT_EQ(info.output.find("error"), std::string::npos) << info.output;
+}
+
 TEST(UrdfMapping, TransmissionsAreIgnoredWithANote) {
   std::vector<std::string> notes;
   parse_urdf(robot("<link name=\"world\"/>\n" + link("a") + joint("j", "continuous", "world", "a") +
@@ -548,9 +581,6 @@ TEST(UrdfErrors, FileThatCannotBeRead) {
 
 // ---------------------------------------------------------------------------------------------
 // The CLI takes URDF files as it takes YAML
-
-using test::CliResult;
-using test::run_cli;
 
 TEST(UrdfCli, InfoSimulateAndConvert) {
   namespace fs = std::filesystem;

@@ -141,13 +141,21 @@ std::string type_name(int urdf_type) {
   }
 }
 
+/// The absolute folder of the file `source` names: the working directory for a bare file name
+/// ("robot.urdf", whose parent path is empty), against which relative and package:// meshes are
+/// looked up.
+fs::path folder_of(const std::string& source) {
+  const fs::path parent = fs::path(source).parent_path();
+  return parent.empty() ? fs::current_path() : fs::absolute(parent).lexically_normal();
+}
+
 // ---------------------------------------------------------------------------------------------
 // The conversion
 
 class Converter {
  public:
   Converter(const Document& doc, const urdf::ModelInterface& model, std::vector<std::string>* notes)
-      : doc_(doc), model_(model), notes_(notes), folder_(fs::path(doc.source()).parent_path()) {}
+      : doc_(doc), model_(model), notes_(notes), folder_(folder_of(doc.source())) {}
   Mechanism convert();
 
  private:
@@ -179,7 +187,7 @@ class Converter {
   const Document& doc_;
   const urdf::ModelInterface& model_;
   std::vector<std::string>* notes_;
-  fs::path folder_;
+  fs::path folder_;  ///< absolute
   std::map<std::string, Place> places_;
   std::map<std::string, std::size_t> body_index_;
   Mechanism mech_;
@@ -326,7 +334,7 @@ std::string Converter::mesh_path(const std::string& uri, const std::string& link
     const std::string rest = uri.substr(package.size());
     const std::string pkg = rest.substr(0, rest.find('/'));
     const std::string inside = rest.size() > pkg.size() ? rest.substr(pkg.size() + 1) : "";
-    for (fs::path dir = fs::absolute(folder_); ; dir = dir.parent_path()) {
+    for (fs::path dir = folder_; ; dir = dir.parent_path()) {
       if (dir.filename() == pkg) candidates.push_back(dir / inside);
       candidates.push_back(dir / pkg / inside);
       if (dir == dir.parent_path()) break;
