@@ -521,6 +521,30 @@ TEST(Cli, SimulateViewAndViewWriteThePage) {
   EXPECT_NE(file_text(other).find("{\"name\":\"u.crank_pivot\""), std::string::npos);
 }
 
+// A mesh that cannot be read (a URDF's, not found: the loader keeps its path as written, with a
+// note) does not stop the page: it is drawn as a wire cube, and stderr names the file.
+TEST(Cli, AMeshThatCannotBeReadIsDrawnAsAWireCubeWithANote) {
+  const auto dir = scratch("missing_mesh");
+  std::filesystem::create_directories(dir);
+  const auto urdf = dir / "arm.urdf", csv = dir / "arm.csv", page = dir / "arm.html", other = dir / "other.html";
+  std::filesystem::remove(page);
+  std::ofstream(urdf) << R"(<robot name="arm"><link name="world"/>
+<link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+<visual><geometry><mesh filename="meshes/a.stl"/></geometry></visual></link>
+<joint name="j" type="continuous"><parent link="world"/><child link="a"/><axis xyz="0 1 0"/></joint></robot>
+)";
+  const std::string note = "loopdyn: note: " + urdf.string() +
+                           ":2: body 'a': cannot read mesh file '" + (dir / "meshes/a.stl").string() + "'";
+  const CliResult sim = run("simulate " + urdf.string() + " --t-end 0.1 --out " + csv.string() + " --view");
+  ASSERT_EQ(sim.status, 0) << sim.output;
+  EXPECT_NE(sim.output.find(note), std::string::npos) << sim.output;
+  EXPECT_NE(sim.output.find("wrote       " + page.string() + " (viewer"), std::string::npos) << sim.output;
+  EXPECT_NE(file_text(page).find("cannot read mesh file"), std::string::npos);  // the page's note
+  const CliResult view = run("view " + csv.string() + " --model " + urdf.string() + " --out " + other.string());
+  ASSERT_EQ(view.status, 0) << view.output;
+  EXPECT_NE(view.output.find(note), std::string::npos) << view.output;
+}
+
 TEST(Cli, ViewRefusesARunThatDoesNotMatchWithOneLine) {
   const auto csv = scratch("view_pendulum.csv");
   const std::string fourbar = models() + "/fourbar_anderson.yaml", pendulum = models() + "/double_pendulum.yaml";

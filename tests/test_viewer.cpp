@@ -183,7 +183,8 @@ TEST(Viewer, PlateLikeInertiasOfLinksAreCutToTheLinks) {
 }
 
 // Visuals are drawn as the model gives them; an STL mesh travels inside the page byte for byte, a
-// mesh of another format becomes a placeholder with a note, a missing STL file is the model's error.
+// mesh of another format or an STL file that cannot be read becomes a placeholder with a note
+// naming the file (on the page and for the caller), and the page is written all the same.
 TEST(Viewer, VisualsAreDrawnAsGivenWithTheirMeshes) {
   const auto dir = scratch("visuals");
   std::filesystem::create_directories(dir);
@@ -216,11 +217,27 @@ TEST(Viewer, VisualsAreDrawnAsGivenWithTheirMeshes) {
   EXPECT_EQ(shapes[2]["mesh"], -1);
   ASSERT_EQ(data["notes"].size(), 1u);
   EXPECT_NE(data["notes"][0].get<std::string>().find("'part.obj' is not STL"), std::string::npos);
+  std::filesystem::remove(dir / "gone.stl");
+  std::ofstream(dir / "empty.stl");
   m.bodies[0].visuals[1].file = "gone.stl";
+  m.bodies[0].visuals.push_back(m.bodies[0].visuals[1]);
+  m.bodies[0].visuals.back().file = "empty.stl";
   m.bodies[0].where = "m.yaml:3";
-  const std::string e = error_of([&] { viewer_page(m, Model::build(m), pendulum_run({{0, 0, 0}}), options); });
-  EXPECT_NE(e.find("m.yaml:3: cannot read mesh file"), std::string::npos) << e;
-  EXPECT_NE(e.find("gone.stl' of body 'upper'"), std::string::npos) << e;
+  std::vector<std::string> notes;
+  options.notes = &notes;
+  const json missing = page_json(viewer_page(m, Model::build(m), pendulum_run({{0, 0, 0}}), options));
+  const json& drawn = missing["bodies"][0]["shapes"];
+  ASSERT_EQ(drawn.size(), 4u);
+  EXPECT_EQ(drawn[1]["mesh"], -1);  // a wire cube, as the .obj
+  EXPECT_EQ(drawn[3]["mesh"], -1);
+  EXPECT_EQ(drawn[1]["scale"], json({2.0, 2.0, 2.0}));
+  EXPECT_TRUE(missing["meshes"].empty());
+  ASSERT_EQ(missing["notes"].size(), 3u);
+  EXPECT_EQ(missing["notes"], json(notes));  // the caller gets the page's notes
+  const std::string gone = missing["notes"][0], empty = missing["notes"][2];  // in the visuals' order
+  EXPECT_EQ(gone, "m.yaml:3: body 'upper': cannot read mesh file '" + (dir / "gone.stl").string() +
+                      "' (missing, unreadable or empty); drawn as a wire cube");
+  EXPECT_NE(empty.find("cannot read mesh file '" + (dir / "empty.stl").string() + "'"), std::string::npos) << empty;
 }
 
 // A run that does not fit the model is refused, naming the run, the line and the column.

@@ -174,13 +174,18 @@ Run run_method(const SimulateOptions& o, const Model& model, const std::string& 
   return r;
 }
 
-// The viewer's options for a run of the model file `model` (mesh paths start from its folder).
-ViewerOptions viewer_options(const std::string& model, const std::string& run, const std::vector<std::string>& plots) {
+// The viewer's page of a run of the model file `model` (mesh paths start from its folder), written
+// to `page`; the page's notes (meshes drawn as wire cubes) go to stderr too, one a line.
+void write_page(const std::string& page, const std::string& model, const Mechanism& mechanism, const Model& built,
+                const Trajectory& run, const std::string& run_source, const std::vector<std::string>& plots) {
   ViewerOptions v;
   v.plots = plots;
-  v.run_source = run;
+  v.run_source = run_source;
   v.model_dir = std::filesystem::path(model).parent_path().string();  // "" for the current folder
-  return v;
+  std::vector<std::string> notes;
+  v.notes = &notes;
+  write_viewer_page(page, mechanism, built, run, v);
+  for (const std::string& n : notes) std::fprintf(stderr, "loopdyn: note: %s\n", n.c_str());
 }
 
 // The page's path for a CSV: the same stem, .html.
@@ -196,7 +201,7 @@ int view(const ViewOptions& o) {
   const Mechanism mechanism = load_model(o.model);
   const Model model = Model::build(mechanism);
   const std::string out = o.out.empty() ? page_path(o.run) : o.out;
-  write_viewer_page(out, mechanism, model, read_csv(o.run), viewer_options(o.model, o.run, o.plots));
+  write_page(out, o.model, mechanism, model, read_csv(o.run), o.run, o.plots);
   std::printf("wrote       %s (%.1f MB)\n", out.c_str(), static_cast<double>(std::filesystem::file_size(out)) / 1e6);
   return 0;
 }
@@ -253,7 +258,7 @@ int simulate(const SimulateOptions& o) {
   std::printf("wrote       %s (%zu rows x %zu columns)\n", o.out.c_str(), traj.rows.size(), traj.columns.size());
   if (o.view) {
     const std::string page = page_path(o.out);
-    write_viewer_page(page, mechanism, model, traj, viewer_options(o.model, o.out, o.plots));
+    write_page(page, o.model, mechanism, model, traj, o.out, o.plots);
     std::printf("wrote       %s (viewer, %.1f MB)\n", page.c_str(), static_cast<double>(std::filesystem::file_size(page)) / 1e6);
   }
   return 0;

@@ -208,7 +208,8 @@ def view(model, run, out, plot=()):
     animates the run in a browser. `model` is the model file that was run (its visuals are drawn),
     `run` a Result of simulate() or the path of a CSV written by `loopdyn simulate`, `plot` more
     columns to plot besides energy and residuals. Returns `out`; ModelError for a run that does not
-    match the model or an unknown plot column."""
+    match the model or an unknown plot column; a UserWarning for each mesh drawn as a wire cube (not
+    STL, or a file that cannot be read)."""
     if isinstance(run, Result):
         _view_table(str(model), run.columns, run.data, str(out), list(plot))
     else:

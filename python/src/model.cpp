@@ -84,12 +84,16 @@ py::dict assemble_state(const Model& model, const py::object& q, const py::objec
 std::shared_ptr<Model> load(const std::string& path) {
   std::vector<std::string> notes;
   const Mechanism mechanism = load_mechanism(path, &notes);
-  for (const std::string& n : notes)
-    if (PyErr_WarnEx(PyExc_UserWarning, n.c_str(), 1) < 0) throw py::error_already_set();  // warnings as errors
+  warn(notes);
   return build(mechanism);
 }
 
 }  // namespace
+
+void warn(const std::vector<std::string>& notes) {
+  for (const std::string& n : notes)
+    if (PyErr_WarnEx(PyExc_UserWarning, n.c_str(), 1) < 0) throw py::error_already_set();  // warnings as errors
+}
 
 IntegratorKind integrator_kind(const std::string& name) {
   const auto kind = parse_integrator(name);

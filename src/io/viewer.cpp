@@ -222,6 +222,7 @@ std::string viewer_page(const Mechanism& mechanism, const Model& model, const Tr
   const Frames frames = compute_frames(model, run, columns, options.run_source);
   const viewer::Scene scene =
       viewer::make_scene(mechanism, model, options.model_dir, swept_extent(frames, model.nbodies));
+  if (options.notes) options.notes->insert(options.notes->end(), scene.notes.begin(), scene.notes.end());
   // "</" inside the JSON block would end its <script> element; "<\/" is the same JSON string.
   std::string data = page_data(model, run, columns, scene, frames, options).dump();
   replace_all(data, "</", "<\\/");
