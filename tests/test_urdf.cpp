@@ -452,6 +452,28 @@ TEST(UrdfMapping, TransmissionsAreIgnoredWithANote) {
   EXPECT_NE(notes[0].find("1 <transmission> element(s) ignored"), std::string::npos) << notes[0];
 }
 
+// urdfdom skips the children of <robot> it does not know: each gets a note at its line naming it,
+// a misspelt one with what it was probably meant to be; the robot still loads. Where the misspelt
+// element leaves a link without its joint, urdfdom's error names it too.
+TEST(UrdfMapping, ElementsThatAreNotReadGetANoteAtTheirLine) {
+  std::vector<std::string> notes;
+  const Mechanism m = parse_urdf(robot("<link name=\"world\"/>\n" + link("a") + joint("j", "continuous", "world", "a") +
+                                       "<gazebo reference=\"a\"><material>Gazebo/Red</material></gazebo>\n"
+                                       "<sensor name=\"cam\" type=\"camera\"/>\n"
+                                       "<joitn name=\"k\" type=\"fixed\"><parent link=\"a\"/><child link=\"world\"/></joitn>\n"
+                                       "<lnik name=\"c\"/>\n"),
+                                 "t.urdf", &notes);
+  EXPECT_EQ(m.joints.size(), 1u);
+  ASSERT_EQ(notes.size(), 4u) << ::testing::PrintToString(notes);
+  EXPECT_EQ(notes[0], "t.urdf:5: <gazebo> is not read (Gazebo's simulation settings)");
+  EXPECT_EQ(notes[1], "t.urdf:6: <sensor> is not read (only link, joint, material, loop_joint and transmission are)");
+  EXPECT_EQ(notes[2], "t.urdf:7: <joitn> is not read (a misspelt <joint>?)");
+  EXPECT_EQ(notes[3], "t.urdf:8: <lnik> is not read (a misspelt <link>?)");
+  expect_parts(urdf_error(robot("<link name=\"world\"/>\n" + link("a") + link("b") + joint("j", "continuous", "world", "a") +
+                                "<joitn name=\"k\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/></joitn>\n")),
+               {"t.urdf:", "urdfdom", "t.urdf:6: <joitn> is not read (a misspelt <joint>?)"});
+}
+
 TEST(UrdfMapping, UrdfPathsAreRecognizedInAnyCase) {
   EXPECT_TRUE(is_urdf_path("robot.urdf"));
   EXPECT_TRUE(is_urdf_path("/a/b/Robot.URDF"));
@@ -603,6 +625,15 @@ TEST(UrdfCli, InfoSimulateAndConvert) {
   const CliResult convert = run_cli("convert " + robots_dir + "fourbar.urdf --out " + yaml.string());
   ASSERT_EQ(convert.status, 0) << convert.output;
   expect_same(load_urdf(robots_dir + "fourbar.urdf"), load_mechanism(yaml.string()));
+}
+
+TEST(UrdfCli, ElementsThatAreNotReadArePrintedAsNotes) {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "loopdyn_test_urdf_gazebo.urdf";
+  std::ofstream(file) << robot(world_and_a + joint("j", "continuous", "world", "a") + "<gazebo/>\n");
+  const CliResult info = run_cli("info " + file.string());
+  ASSERT_EQ(info.status, 0) << info.output;
+  EXPECT_NE(info.output.find("loopdyn: note: " + file.string() + ":5: <gazebo> is not read"), std::string::npos)
+      << info.output;
 }
 
 TEST(UrdfCli, BadFileFailsWithOneLineNamingItsLine) {
