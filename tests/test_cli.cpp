@@ -500,6 +500,20 @@ TEST(Cli, DcaPrintsItsTreeWritesDiagnosticsAndRefusesBadSettings) {
     expect_one_line_error(run("simulate " + model + " --method dca --t-end 0.1 --out " + csv.string() + bad), why);
 }
 
+// assemble --out rewrites the YAML it read; a URDF or MJCF file is refused before anything is
+// printed or written, with the command that writes it as YAML.
+TEST(Cli, AssembleOutRefusesUrdfAndMjcfWithOneLine) {
+  const auto out = scratch("assemble_robot.yaml");
+  std::filesystem::remove(out);
+  for (const std::string& file : {models() + "/robots/fourbar.urdf", models() + "/robots/fourbar.xml"}) {
+    expect_one_line_error(run("assemble " + file + " --out " + out.string()),
+                          "assemble --out rewrites YAML model files only; write '" + file +
+                              "' as YAML first (loopdyn convert " + file + " --out FILE.yaml)");
+    EXPECT_FALSE(std::filesystem::exists(out)) << file;
+  }
+  EXPECT_EQ(run("assemble " + models() + "/robots/fourbar.urdf").status, 0);  // without --out: printed
+}
+
 std::string file_text(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -21,6 +21,7 @@
 #include "loopdyn/io/mjcf.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/io/model_info.hpp"
+#include "loopdyn/io/urdf.hpp"
 #include "loopdyn/io/viewer.hpp"
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/projection.hpp"
@@ -323,7 +324,7 @@ std::string bracketed(const Eigen::Ref<const VecX>& v) {
 // tree joint, and with --out writes the model file again with the tree joints' q and u replaced
 // (yaml-cpp round trip: the content is kept, comments and key order within flow maps may not be).
 int assemble_model(const AssembleOptions& o) {
-  if (!o.out.empty() && is_mjcf_path(o.model))
+  if (!o.out.empty() && (is_mjcf_path(o.model) || is_urdf_path(o.model)))
     throw std::invalid_argument("assemble --out rewrites YAML model files only; write '" + o.model +
                                 "' as YAML first (loopdyn convert " + o.model + " --out FILE.yaml)");
   const Model model = Model::build(load_model(o.model));
