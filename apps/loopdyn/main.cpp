@@ -128,8 +128,9 @@ void print_projection(const ProjectionStats& p, const ProjectionSettings& s, lon
               p.max_position_residual, p.max_velocity_residual, s.position_tolerance, s.velocity_tolerance);
 }
 
-// A model file (YAML or MJCF) through load_mechanism; what an importer left out without changing
-// the dynamics (MJCF contacts, joint limits, ...) goes to stderr, one note a line.
+// A model file (YAML, URDF or MJCF) through load_mechanism; what an importer left out without
+// changing the dynamics (MJCF contacts, joint limits, URDF elements not read, ...) goes to stderr,
+// one note a line.
 Mechanism load_model(const std::string& path) {
   std::vector<std::string> notes;
   Mechanism m = load_mechanism(path, &notes);
@@ -498,13 +499,17 @@ int list_methods(bool markdown) {
 
 }  // namespace
 
+// What `model` arguments take (load_mechanism's dispatch), in every command's help alike.
+constexpr const char* kModelFormats = "YAML, URDF (.urdf) or MJCF (.xml/.mjcf)";
+
 int main(int argc, char** argv) {
   CLI::App app{"loopdyn: forward dynamics of multibody systems with closed kinematic loops"};
   app.require_subcommand(1);
+  const std::string model_file = std::string("model file: ") + kModelFormats;
 
   SimulateOptions sim;
   CLI::App* cmd_sim = app.add_subcommand("simulate", "integrate a mechanism and write its trajectory as CSV");
-  cmd_sim->add_option("model", sim.model, "model file (YAML, or MJCF .xml)")->required();
+  cmd_sim->add_option("model", sim.model, model_file)->required();
   std::string methods;
   for (const MethodInfo& m : loopdyn::methods())
     methods.append(methods.empty() ? "" : ", ").append(m.name).append(m.implemented() ? "" : " (planned)");
@@ -606,19 +611,20 @@ int main(int argc, char** argv) {
   CLI::App* cmd_methods = app.add_subcommand("methods", "list the formulations: paper, cost, coordinates, status");
   cmd_methods->add_flag("--markdown", methods_markdown, "as the Markdown table of README and docs/methods.md");
   CLI::App* cmd_info = app.add_subcommand("info", "describe a mechanism: bodies, joints, loops, DOF");
-  cmd_info->add_option("model", info_model, "model file (YAML, or MJCF .xml)")->required();
+  cmd_info->add_option("model", info_model, model_file)->required();
   cmd_info->add_flag("--json", info_json, "print JSON");
 
   std::string convert_model, convert_out;
   CLI::App* cmd_convert = app.add_subcommand("convert", "write a model file as loopdyn's YAML (docs/model-format.md)");
-  cmd_convert->add_option("model", convert_model, "model file")->required();
+  cmd_convert->add_option("model", convert_model, model_file)->required();
   cmd_convert->add_option("--out", convert_out, "YAML file to write (default: print it)");
 
   ViewOptions view_opts;
   CLI::App* cmd_view = app.add_subcommand(
       "view", "write a self-contained HTML page that animates a run in the browser (docs/viewer.md)");
   cmd_view->add_option("run", view_opts.run, "trajectory CSV written by `loopdyn simulate`")->required();
-  cmd_view->add_option("--model", view_opts.model, "the model file that was simulated")->required();
+  cmd_view->add_option("--model", view_opts.model, std::string("the model file that was simulated: ") + kModelFormats)
+      ->required();
   cmd_view->add_option("--out", view_opts.out, "HTML file to write (default: the CSV's name with .html)");
   cmd_view->add_option("--plot", view_opts.plots, "columns plotted besides energy and residuals, comma-separated")
       ->delimiter(',');
@@ -626,7 +632,7 @@ int main(int argc, char** argv) {
   AssembleOptions asm_opts;
   CLI::App* cmd_asm =
       app.add_subcommand("assemble", "close the loops of the initial state (positions and speeds) and print it");
-  cmd_asm->add_option("model", asm_opts.model, "model file (YAML, or MJCF .xml)")->required();
+  cmd_asm->add_option("model", asm_opts.model, model_file)->required();
   cmd_asm->add_option("--out", asm_opts.out, "write the model file with the assembled q and u");
   cmd_asm->add_option("--fix", asm_opts.fix, "tree joint whose speeds stay independent (repeatable; adds to the joints marked independent: true)")
       ->allow_extra_args(false);

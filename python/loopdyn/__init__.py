@@ -19,7 +19,8 @@ __all__ = ["IntegrationError", "Mechanism", "Method", "Model", "ModelError", "Re
 
 
 def load(path):
-    """The Model of a model file (docs/model-format.md); ModelError names file:line and the problem."""
+    """The Model of a model file: YAML, URDF (.urdf) or MJCF (.xml/.mjcf) (docs/model-format.md);
+    ModelError names file:line and the problem."""
     return Model.load(str(path))
 
 
