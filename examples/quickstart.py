@@ -66,4 +66,6 @@ else:
     bottom.set_xlabel("t [s]")
     top.legend(fontsize="small")
     fig.savefig("quickstart.png", dpi=100)
-    print("wrote quickstart.png")
+    png = pathlib.Path("quickstart.png").read_bytes()  # its size, and its width and height from the header
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    print(f"wrote quickstart.png ({len(png)} bytes, {width} x {height} px)")

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds loopdyn with its tests and runs the whole suite with CTest.
-#   scripts/test.sh              Release build in build/
+#   scripts/test.sh              Release build in build/, with the Python module and its tests
+#                                (-DLOOPDYN_PYTHON=ON: without pybind11 the configure step fails,
+#                                rather than the suite passing without the Python tests)
 #   scripts/test.sh --sanitize   -fsanitize=address,undefined build in build-sanitize/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --test
-dir=build type=Release extra=()
+dir=build type=Release extra=(-DLOOPDYN_PYTHON=ON)
 if [ "${1:-}" = "--sanitize" ]; then
   dir=build-sanitize type=RelWithDebInfo extra=(-DLOOPDYN_SANITIZE=ON -DLOOPDYN_BENCH=OFF -DLOOPDYN_PYTHON=OFF)
 fi

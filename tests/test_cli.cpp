@@ -500,6 +500,20 @@ TEST(Cli, DcaPrintsItsTreeWritesDiagnosticsAndRefusesBadSettings) {
     expect_one_line_error(run("simulate " + model + " --method dca --t-end 0.1 --out " + csv.string() + bad), why);
 }
 
+// assemble --out rewrites the YAML it read; a URDF or MJCF file is refused before anything is
+// printed or written, with the command that writes it as YAML.
+TEST(Cli, AssembleOutRefusesUrdfAndMjcfWithOneLine) {
+  const auto out = scratch("assemble_robot.yaml");
+  std::filesystem::remove(out);
+  for (const std::string& file : {models() + "/robots/fourbar.urdf", models() + "/robots/fourbar.xml"}) {
+    expect_one_line_error(run("assemble " + file + " --out " + out.string()),
+                          "assemble --out rewrites YAML model files only; write '" + file +
+                              "' as YAML first (loopdyn convert " + file + " --out FILE.yaml)");
+    EXPECT_FALSE(std::filesystem::exists(out)) << file;
+  }
+  EXPECT_EQ(run("assemble " + models() + "/robots/fourbar.urdf").status, 0);  // without --out: printed
+}
+
 std::string file_text(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -519,6 +533,30 @@ TEST(Cli, SimulateViewAndViewWriteThePage) {
                              " --plot u.crank_pivot,residual.position");
   ASSERT_EQ(view.status, 0) << view.output;
   EXPECT_NE(file_text(other).find("{\"name\":\"u.crank_pivot\""), std::string::npos);
+}
+
+// A mesh that cannot be read (a URDF's, not found: the loader keeps its path as written, with a
+// note) does not stop the page: it is drawn as a wire cube, and stderr names the file.
+TEST(Cli, AMeshThatCannotBeReadIsDrawnAsAWireCubeWithANote) {
+  const auto dir = scratch("missing_mesh");
+  std::filesystem::create_directories(dir);
+  const auto urdf = dir / "arm.urdf", csv = dir / "arm.csv", page = dir / "arm.html", other = dir / "other.html";
+  std::filesystem::remove(page);
+  std::ofstream(urdf) << R"(<robot name="arm"><link name="world"/>
+<link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+<visual><geometry><mesh filename="meshes/a.stl"/></geometry></visual></link>
+<joint name="j" type="continuous"><parent link="world"/><child link="a"/><axis xyz="0 1 0"/></joint></robot>
+)";
+  const std::string note = "loopdyn: note: " + urdf.string() +
+                           ":2: body 'a': cannot read mesh file '" + (dir / "meshes/a.stl").string() + "'";
+  const CliResult sim = run("simulate " + urdf.string() + " --t-end 0.1 --out " + csv.string() + " --view");
+  ASSERT_EQ(sim.status, 0) << sim.output;
+  EXPECT_NE(sim.output.find(note), std::string::npos) << sim.output;
+  EXPECT_NE(sim.output.find("wrote       " + page.string() + " (viewer"), std::string::npos) << sim.output;
+  EXPECT_NE(file_text(page).find("cannot read mesh file"), std::string::npos);  // the page's note
+  const CliResult view = run("view " + csv.string() + " --model " + urdf.string() + " --out " + other.string());
+  ASSERT_EQ(view.status, 0) << view.output;
+  EXPECT_NE(view.output.find(note), std::string::npos) << view.output;
 }
 
 TEST(Cli, ViewRefusesARunThatDoesNotMatchWithOneLine) {

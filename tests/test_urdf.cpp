@@ -24,8 +24,10 @@
 namespace {
 
 using namespace loopdyn;
+using test::CliResult;
 using test::expect_same;
 using test::near;
+using test::run_cli;
 
 const std::string robots_dir = std::string(LOOPDYN_SOURCE_DIR) + "/models/robots/";
 
@@ -410,6 +412,37 @@ TEST(UrdfMapping, VisualsKeepShapesColoursAndResolvedMeshPaths) {
   EXPECT_NE(notes[1].find("mesh 'package://other/missing.dae' of link 'a' not found"), std::string::npos) << notes[1];
 }
 
+// A ROS package opened by its bare file name from its own folder (`cd kr5 && loopdyn info kr5.urdf`):
+// the folder to look meshes up from is the working directory, from C++ and from the CLI.
+TEST(UrdfMapping, PackageMeshesOfAFileOpenedByItsBareNameFromItsFolder) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "loopdyn_test_urdf_bare" / "my_robot";
+  fs::create_directories(dir / "meshes");
+  std::ofstream(dir / "meshes" / "arm.stl") << "solid arm\nendsolid arm\n";
+  std::ofstream(dir / "r.urdf") << robot(R"(<link name="world"/>
+<link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+<visual><geometry><mesh filename="package://my_robot/meshes/arm.stl"/></geometry></visual>
+<visual><geometry><mesh filename="meshes/arm.stl"/></geometry></visual>
+</link>
+<joint name="j" type="continuous"><parent link="world"/><child link="a"/></joint>
+)");
+  struct InFolder {  // the working directory for the test's scope
+    explicit InFolder(const fs::path& d) : before(fs::current_path()) { fs::current_path(d); }
+    ~InFolder() { fs::current_path(before); }
+    fs::path before;
+  } in_folder(dir);
+  std::vector<std::string> notes;
+  const Mechanism m = load_urdf("r.urdf", &notes);
+  EXPECT_TRUE(notes.empty()) << notes.front();
+  const std::string arm = fs::canonical(dir / "meshes" / "arm.stl").string();
+  ASSERT_EQ(m.bodies.at(0).visuals.size(), 2u);
+  EXPECT_EQ(m.bodies[0].visuals[0].file, arm);
+  EXPECT_EQ(m.bodies[0].visuals[1].file, arm);
+  const CliResult info = run_cli("info r.urdf");
+  EXPECT_EQ(info.status, 0) << info.output;
+  EXPECT_EQ(info.output.find("error"), std::string::npos) << info.output;
+}
+
 TEST(UrdfMapping, TransmissionsAreIgnoredWithANote) {
   std::vector<std::string> notes;
   parse_urdf(robot("<link name=\"world\"/>\n" + link("a") + joint("j", "continuous", "world", "a") +
@@ -417,6 +450,28 @@ TEST(UrdfMapping, TransmissionsAreIgnoredWithANote) {
              "t.urdf", &notes);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("1 <transmission> element(s) ignored"), std::string::npos) << notes[0];
+}
+
+// urdfdom skips the children of <robot> it does not know: each gets a note at its line naming it,
+// a misspelt one with what it was probably meant to be; the robot still loads. Where the misspelt
+// element leaves a link without its joint, urdfdom's error names it too.
+TEST(UrdfMapping, ElementsThatAreNotReadGetANoteAtTheirLine) {
+  std::vector<std::string> notes;
+  const Mechanism m = parse_urdf(robot("<link name=\"world\"/>\n" + link("a") + joint("j", "continuous", "world", "a") +
+                                       "<gazebo reference=\"a\"><material>Gazebo/Red</material></gazebo>\n"
+                                       "<sensor name=\"cam\" type=\"camera\"/>\n"
+                                       "<joitn name=\"k\" type=\"fixed\"><parent link=\"a\"/><child link=\"world\"/></joitn>\n"
+                                       "<lnik name=\"c\"/>\n"),
+                                 "t.urdf", &notes);
+  EXPECT_EQ(m.joints.size(), 1u);
+  ASSERT_EQ(notes.size(), 4u) << ::testing::PrintToString(notes);
+  EXPECT_EQ(notes[0], "t.urdf:5: <gazebo> is not read (Gazebo's simulation settings)");
+  EXPECT_EQ(notes[1], "t.urdf:6: <sensor> is not read (only link, joint, material, loop_joint and transmission are)");
+  EXPECT_EQ(notes[2], "t.urdf:7: <joitn> is not read (a misspelt <joint>?)");
+  EXPECT_EQ(notes[3], "t.urdf:8: <lnik> is not read (a misspelt <link>?)");
+  expect_parts(urdf_error(robot("<link name=\"world\"/>\n" + link("a") + link("b") + joint("j", "continuous", "world", "a") +
+                                "<joitn name=\"k\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/></joitn>\n")),
+               {"t.urdf:", "urdfdom", "t.urdf:6: <joitn> is not read (a misspelt <joint>?)"});
 }
 
 TEST(UrdfMapping, UrdfPathsAreRecognizedInAnyCase) {
@@ -549,9 +604,6 @@ TEST(UrdfErrors, FileThatCannotBeRead) {
 // ---------------------------------------------------------------------------------------------
 // The CLI takes URDF files as it takes YAML
 
-using test::CliResult;
-using test::run_cli;
-
 TEST(UrdfCli, InfoSimulateAndConvert) {
   namespace fs = std::filesystem;
   const CliResult info = run_cli("info --json " + robots_dir + "delta.urdf");
@@ -573,6 +625,15 @@ TEST(UrdfCli, InfoSimulateAndConvert) {
   const CliResult convert = run_cli("convert " + robots_dir + "fourbar.urdf --out " + yaml.string());
   ASSERT_EQ(convert.status, 0) << convert.output;
   expect_same(load_urdf(robots_dir + "fourbar.urdf"), load_mechanism(yaml.string()));
+}
+
+TEST(UrdfCli, ElementsThatAreNotReadArePrintedAsNotes) {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "loopdyn_test_urdf_gazebo.urdf";
+  std::ofstream(file) << robot(world_and_a + joint("j", "continuous", "world", "a") + "<gazebo/>\n");
+  const CliResult info = run_cli("info " + file.string());
+  ASSERT_EQ(info.status, 0) << info.output;
+  EXPECT_NE(info.output.find("loopdyn: note: " + file.string() + ":5: <gazebo> is not read"), std::string::npos)
+      << info.output;
 }
 
 TEST(UrdfCli, BadFileFailsWithOneLineNamingItsLine) {

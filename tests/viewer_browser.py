@@ -12,6 +12,9 @@ it at two times, and checks:
 Standard library only: PNGs are decoded here (zlib and the PNG row filters).
 
 usage: viewer_browser.py LOOPDYN_CLI MODELS_DIR WORK_DIR
+       viewer_browser.py --time-to-ok PAGE.html [T]   seconds from navigation until the page has
+                                                      drawn time T (default 5), paused, status ok
+                                                      (the timing docs/viewer.md gives)
 """
 import base64
 import json
@@ -225,7 +228,26 @@ def to_pixel(point, camera, viewport):
     return (viewport[0] + (x + 1) / 2 * viewport[2], viewport[1] + (1 - y) / 2 * viewport[3])
 
 
+def time_to_ok(page, t):
+    """Seconds from navigation of `page` at #t=T&paused until it reports status ok at t."""
+    chromium = shutil.which("chromium") or fail("chromium not found")
+    profile = tempfile.mkdtemp(prefix="loopdyn_profile_")
+    browser = Browser(chromium, profile)
+    try:
+        start = time.monotonic()
+        browser.open("file://%s#t=%s&paused" % (os.path.abspath(page), t), *WINDOW)
+        show_time(browser, t)
+        return time.monotonic() - start
+    finally:
+        browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 def main():
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "--time-to-ok":
+        t = sys.argv[3] if len(sys.argv) == 4 else "5"
+        print("status ok at t = %s after %.1f s" % (t, time_to_ok(sys.argv[2], t)))
+        return
     if len(sys.argv) != 4:
         fail(__doc__)
     cli, models, work = sys.argv[1:]

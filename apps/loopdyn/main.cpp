@@ -21,6 +21,7 @@
 #include "loopdyn/io/mjcf.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/io/model_info.hpp"
+#include "loopdyn/io/urdf.hpp"
 #include "loopdyn/io/viewer.hpp"
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/projection.hpp"
@@ -127,8 +128,9 @@ void print_projection(const ProjectionStats& p, const ProjectionSettings& s, lon
               p.max_position_residual, p.max_velocity_residual, s.position_tolerance, s.velocity_tolerance);
 }
 
-// A model file (YAML or MJCF) through load_mechanism; what an importer left out without changing
-// the dynamics (MJCF contacts, joint limits, ...) goes to stderr, one note a line.
+// A model file (YAML, URDF or MJCF) through load_mechanism; what an importer left out without
+// changing the dynamics (MJCF contacts, joint limits, URDF elements not read, ...) goes to stderr,
+// one note a line.
 Mechanism load_model(const std::string& path) {
   std::vector<std::string> notes;
   Mechanism m = load_mechanism(path, &notes);
@@ -174,13 +176,18 @@ Run run_method(const SimulateOptions& o, const Model& model, const std::string& 
   return r;
 }
 
-// The viewer's options for a run of the model file `model` (mesh paths start from its folder).
-ViewerOptions viewer_options(const std::string& model, const std::string& run, const std::vector<std::string>& plots) {
+// The viewer's page of a run of the model file `model` (mesh paths start from its folder), written
+// to `page`; the page's notes (meshes drawn as wire cubes) go to stderr too, one a line.
+void write_page(const std::string& page, const std::string& model, const Mechanism& mechanism, const Model& built,
+                const Trajectory& run, const std::string& run_source, const std::vector<std::string>& plots) {
   ViewerOptions v;
   v.plots = plots;
-  v.run_source = run;
+  v.run_source = run_source;
   v.model_dir = std::filesystem::path(model).parent_path().string();  // "" for the current folder
-  return v;
+  std::vector<std::string> notes;
+  v.notes = &notes;
+  write_viewer_page(page, mechanism, built, run, v);
+  for (const std::string& n : notes) std::fprintf(stderr, "loopdyn: note: %s\n", n.c_str());
 }
 
 // The page's path for a CSV: the same stem, .html.
@@ -196,7 +203,7 @@ int view(const ViewOptions& o) {
   const Mechanism mechanism = load_model(o.model);
   const Model model = Model::build(mechanism);
   const std::string out = o.out.empty() ? page_path(o.run) : o.out;
-  write_viewer_page(out, mechanism, model, read_csv(o.run), viewer_options(o.model, o.run, o.plots));
+  write_page(out, o.model, mechanism, model, read_csv(o.run), o.run, o.plots);
   std::printf("wrote       %s (%.1f MB)\n", out.c_str(), static_cast<double>(std::filesystem::file_size(out)) / 1e6);
   return 0;
 }
@@ -253,7 +260,7 @@ int simulate(const SimulateOptions& o) {
   std::printf("wrote       %s (%zu rows x %zu columns)\n", o.out.c_str(), traj.rows.size(), traj.columns.size());
   if (o.view) {
     const std::string page = page_path(o.out);
-    write_viewer_page(page, mechanism, model, traj, viewer_options(o.model, o.out, o.plots));
+    write_page(page, o.model, mechanism, model, traj, o.out, o.plots);
     std::printf("wrote       %s (viewer, %.1f MB)\n", page.c_str(), static_cast<double>(std::filesystem::file_size(page)) / 1e6);
   }
   return 0;
@@ -318,7 +325,7 @@ std::string bracketed(const Eigen::Ref<const VecX>& v) {
 // tree joint, and with --out writes the model file again with the tree joints' q and u replaced
 // (yaml-cpp round trip: the content is kept, comments and key order within flow maps may not be).
 int assemble_model(const AssembleOptions& o) {
-  if (!o.out.empty() && is_mjcf_path(o.model))
+  if (!o.out.empty() && (is_mjcf_path(o.model) || is_urdf_path(o.model)))
     throw std::invalid_argument("assemble --out rewrites YAML model files only; write '" + o.model +
                                 "' as YAML first (loopdyn convert " + o.model + " --out FILE.yaml)");
   const Model model = Model::build(load_model(o.model));
@@ -492,13 +499,17 @@ int list_methods(bool markdown) {
 
 }  // namespace
 
+// What `model` arguments take (load_mechanism's dispatch), in every command's help alike.
+constexpr const char* kModelFormats = "YAML, URDF (.urdf) or MJCF (.xml/.mjcf)";
+
 int main(int argc, char** argv) {
   CLI::App app{"loopdyn: forward dynamics of multibody systems with closed kinematic loops"};
   app.require_subcommand(1);
+  const std::string model_file = std::string("model file: ") + kModelFormats;
 
   SimulateOptions sim;
   CLI::App* cmd_sim = app.add_subcommand("simulate", "integrate a mechanism and write its trajectory as CSV");
-  cmd_sim->add_option("model", sim.model, "model file (YAML, or MJCF .xml)")->required();
+  cmd_sim->add_option("model", sim.model, model_file)->required();
   std::string methods;
   for (const MethodInfo& m : loopdyn::methods())
     methods.append(methods.empty() ? "" : ", ").append(m.name).append(m.implemented() ? "" : " (planned)");
@@ -600,19 +611,20 @@ int main(int argc, char** argv) {
   CLI::App* cmd_methods = app.add_subcommand("methods", "list the formulations: paper, cost, coordinates, status");
   cmd_methods->add_flag("--markdown", methods_markdown, "as the Markdown table of README and docs/methods.md");
   CLI::App* cmd_info = app.add_subcommand("info", "describe a mechanism: bodies, joints, loops, DOF");
-  cmd_info->add_option("model", info_model, "model file (YAML, or MJCF .xml)")->required();
+  cmd_info->add_option("model", info_model, model_file)->required();
   cmd_info->add_flag("--json", info_json, "print JSON");
 
   std::string convert_model, convert_out;
   CLI::App* cmd_convert = app.add_subcommand("convert", "write a model file as loopdyn's YAML (docs/model-format.md)");
-  cmd_convert->add_option("model", convert_model, "model file")->required();
+  cmd_convert->add_option("model", convert_model, model_file)->required();
   cmd_convert->add_option("--out", convert_out, "YAML file to write (default: print it)");
 
   ViewOptions view_opts;
   CLI::App* cmd_view = app.add_subcommand(
       "view", "write a self-contained HTML page that animates a run in the browser (docs/viewer.md)");
   cmd_view->add_option("run", view_opts.run, "trajectory CSV written by `loopdyn simulate`")->required();
-  cmd_view->add_option("--model", view_opts.model, "the model file that was simulated")->required();
+  cmd_view->add_option("--model", view_opts.model, std::string("the model file that was simulated: ") + kModelFormats)
+      ->required();
   cmd_view->add_option("--out", view_opts.out, "HTML file to write (default: the CSV's name with .html)");
   cmd_view->add_option("--plot", view_opts.plots, "columns plotted besides energy and residuals, comma-separated")
       ->delimiter(',');
@@ -620,7 +632,7 @@ int main(int argc, char** argv) {
   AssembleOptions asm_opts;
   CLI::App* cmd_asm =
       app.add_subcommand("assemble", "close the loops of the initial state (positions and speeds) and print it");
-  cmd_asm->add_option("model", asm_opts.model, "model file (YAML, or MJCF .xml)")->required();
+  cmd_asm->add_option("model", asm_opts.model, model_file)->required();
   cmd_asm->add_option("--out", asm_opts.out, "write the model file with the assembled q and u");
   cmd_asm->add_option("--fix", asm_opts.fix, "tree joint whose speeds stay independent (repeatable; adds to the joints marked independent: true)")
       ->allow_extra_args(false);

@@ -19,7 +19,8 @@ __all__ = ["IntegrationError", "Mechanism", "Method", "Model", "ModelError", "Re
 
 
 def load(path):
-    """The Model of a model file (docs/model-format.md); ModelError names file:line and the problem."""
+    """The Model of a model file: YAML, URDF (.urdf) or MJCF (.xml/.mjcf) (docs/model-format.md);
+    ModelError names file:line and the problem."""
     return Model.load(str(path))
 
 
@@ -208,7 +209,8 @@ def view(model, run, out, plot=()):
     animates the run in a browser. `model` is the model file that was run (its visuals are drawn),
     `run` a Result of simulate() or the path of a CSV written by `loopdyn simulate`, `plot` more
     columns to plot besides energy and residuals. Returns `out`; ModelError for a run that does not
-    match the model or an unknown plot column."""
+    match the model or an unknown plot column; a UserWarning for each mesh drawn as a wire cube (not
+    STL, or a file that cannot be read)."""
     if isinstance(run, Result):
         _view_table(str(model), run.columns, run.data, str(out), list(plot))
     else:

@@ -21,6 +21,11 @@ std::string expected(Eigen::Index size, const char* name, const char* size_name)
 py::array_t<double, py::array::c_style> vector_arg(const py::handle& value, Eigen::Index size, const char* name,
                                                    const char* size_name) {
   using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+  if (value.is_none()) throw py::value_error(expected(size, name, size_name) + ", got None");
+  // Complex values would be cast to their real parts with only numpy's ComplexWarning: refused.
+  if (const py::array raw = py::array::ensure(value); raw && raw.dtype().kind() == 'c')
+    throw py::value_error(expected(size, name, size_name) + ", got complex values (dtype " +
+                          std::string(py::str(raw.dtype())) + "): they must be real");
   Array a = Array::ensure(value);
   if (!a) throw py::value_error(expected(size, name, size_name) + ", got " + std::string(py::str(value.get_type().attr("__name__"))));
   if (a.ndim() != 1 || a.shape(0) != size)

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
+#include <vector>
 
 #include "loopdyn/integrators.hpp"
 
@@ -13,6 +14,10 @@ namespace py = pybind11;
 void bind_model(py::module_& m);    // model.cpp: Model, info, assemble, generators
 void bind_methods(py::module_& m);  // methods.cpp: Method, simulate
 void bind_viewer(py::module_& m);   // viewer.cpp: the viewer's page of a run
+
+/// Each note (import notes, the viewer page's notes) as a Python UserWarning, as the CLI prints
+/// them on stderr; error_already_set when warnings are errors.
+void warn(const std::vector<std::string>& notes);
 
 /// The integrator of `name` (rk2, rk4, dopri5); ValueError listing them otherwise.
 IntegratorKind integrator_kind(const std::string& name);

@@ -84,12 +84,16 @@ py::dict assemble_state(const Model& model, const py::object& q, const py::objec
 std::shared_ptr<Model> load(const std::string& path) {
   std::vector<std::string> notes;
   const Mechanism mechanism = load_mechanism(path, &notes);
-  for (const std::string& n : notes)
-    if (PyErr_WarnEx(PyExc_UserWarning, n.c_str(), 1) < 0) throw py::error_already_set();  // warnings as errors
+  warn(notes);
   return build(mechanism);
 }
 
 }  // namespace
+
+void warn(const std::vector<std::string>& notes) {
+  for (const std::string& n : notes)
+    if (PyErr_WarnEx(PyExc_UserWarning, n.c_str(), 1) < 0) throw py::error_already_set();  // warnings as errors
+}
 
 IntegratorKind integrator_kind(const std::string& name) {
   const auto kind = parse_integrator(name);
@@ -100,8 +104,9 @@ IntegratorKind integrator_kind(const std::string& name) {
 void bind_model(py::module_& m) {
   py::class_<Model, std::shared_ptr<Model>>(m, "Model", "A mechanism built and checked once (loopdyn::Model).")
       .def_static("load", load, py::arg("path"),
-                  "Reads a model file, YAML or MJCF (docs/model-format.md); what an importer left out without "
-                  "changing the dynamics (MJCF contacts, ...) is a UserWarning per note.")
+                  "Reads a model file: YAML, URDF (.urdf) or MJCF (.xml/.mjcf) (docs/model-format.md); what an "
+                  "importer left out without changing the dynamics (MJCF contacts, URDF elements not read, ...) "
+                  "is a UserWarning per note.")
       .def_static("parse", [](const std::string& text, const std::string& source) { return build(parse_mechanism(text, source)); },
                   py::arg("text"), py::arg("source") = "<text>", "Parses model-file text; `source` names it in messages.")
       .def_readonly("name", &Model::name)

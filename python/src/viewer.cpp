@@ -35,7 +35,10 @@ void view(const std::string& model_path, const Trajectory& run, const std::strin
   options.plots = plots;
   options.run_source = source;
   options.model_dir = std::filesystem::path(model_path).parent_path().string();
+  std::vector<std::string> notes;  // meshes drawn as wire cubes: warnings, as the CLI's stderr notes
+  options.notes = &notes;
   write_viewer_page(out, mechanism, Model::build(mechanism), run, options);
+  warn(notes);
 }
 
 }  // namespace

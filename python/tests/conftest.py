@@ -1,6 +1,7 @@
 """Shared fixtures: the repository's models and the CLI built beside the module (CTest sets
 LOOPDYN_CLI and LOOPDYN_SOURCE_DIR), for comparisons with an independent path to the same numbers."""
 import csv
+import importlib
 import os
 import pathlib
 import subprocess
@@ -26,6 +27,15 @@ def cli():
     def run(*args, check=True):
         return subprocess.run([path, *map(str, args)], capture_output=True, text=True, check=check)
     return run
+
+
+def optional_module(name):
+    """The module `name`, which loopdyn itself does not need. The test is skipped without it, except
+    under CTest (LOOPDYN_PYTHON_EXTRAS=required): scripts/install-deps.sh installs it, so there it
+    must run, and a missing module fails the test."""
+    if os.environ.get("LOOPDYN_PYTHON_EXTRAS") == "required":
+        return importlib.import_module(name)
+    return pytest.importorskip(name)
 
 
 def read_csv(path):

@@ -69,6 +69,9 @@ def test_lists_and_integer_arrays_are_converted(pendulum):
     (np.zeros(2), np.array([0.0, np.nan]), r"u\[1\] is nan: every value must be finite"),
     (np.array([np.inf, 0.0]), np.zeros(2), r"q\[0\] is inf: every value must be finite"),
     ("text", np.zeros(2), r"q: expected a 1-D array of nq = 2 numbers"),
+    (None, np.zeros(2), r"q: expected a 1-D array of nq = 2 numbers, got None$"),
+    (np.zeros(2), np.array([1 + 2j, 0]), r"u: expected .*, got complex values \(dtype complex128\): they must be real"),
+    ([0.0, 1j], np.zeros(2), r"q: expected .*, got complex values \(dtype complex128\)"),
 ])
 def test_bad_arrays_are_rejected_with_the_argument_named(pendulum, q, u, message):
     with pytest.raises(ValueError, match=message):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import loopdyn
-from conftest import model_path, read_csv
+from conftest import model_path, optional_module, read_csv
 
 
 @pytest.mark.parametrize("name, options", [
@@ -49,7 +49,7 @@ def test_the_double_pendulum_conserves_energy_without_applied_forces():
 
 
 def test_pandas_gets_the_same_columns():
-    pandas = pytest.importorskip("pandas")
+    pandas = optional_module("pandas")
     r = loopdyn.simulate(loopdyn.load(model_path("double_pendulum.yaml")), t_end=0.05)
     frame = r.to_pandas()
     assert isinstance(frame, pandas.DataFrame) and list(frame.columns) == r.columns

@@ -1,6 +1,7 @@
 """view(): the viewer's page of a run, from a Result or from the CLI's CSV."""
 import base64
 import json
+import re
 
 import numpy as np
 import pytest
@@ -54,3 +55,21 @@ def test_a_run_of_another_model_or_an_unknown_column_is_refused(tmp_path):
         loopdyn.view(model_path("double_pendulum.yaml"), run, tmp_path / "x.html", plot=["enrgy"])
     with pytest.raises(loopdyn.ModelError, match="cannot open CSV file"):
         loopdyn.view(model_path("double_pendulum.yaml"), tmp_path / "missing.csv", tmp_path / "x.html")
+
+
+# A mesh file that cannot be read (a URDF's, not found) does not stop the page: a wire cube, and the
+# page's note as a warning naming the file, as the CLI's stderr note.
+def test_a_mesh_that_cannot_be_read_is_a_warning_and_a_wire_cube(tmp_path):
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text("""<robot name="arm"><link name="world"/>
+<link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+<visual><geometry><mesh filename="meshes/a.stl"/></geometry></visual></link>
+<joint name="j" type="continuous"><parent link="world"/><child link="a"/></joint></robot>
+""")
+    with pytest.warns(UserWarning, match="not found: kept as written"):
+        model = loopdyn.load(urdf)
+    run = loopdyn.simulate(model, t_end=0.05)
+    with pytest.warns(UserWarning, match=re.escape(f"arm.urdf:2: body 'a': cannot read mesh file '{tmp_path}/meshes/a.stl'")):
+        out = loopdyn.view(urdf, run, tmp_path / "arm.html")
+    data = page_data(out)
+    assert data["bodies"][0]["shapes"][0]["mesh"] == -1 and "cannot read mesh file" in data["notes"][0]

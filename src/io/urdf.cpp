@@ -15,7 +15,9 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <string_view>
 
+#include "io/edit_distance.hpp"
 #include "urdf_xml.hpp"
 
 namespace loopdyn {
@@ -24,6 +26,28 @@ namespace {
 namespace fs = std::filesystem;
 using urdf_xml::Document;
 using urdf_xml::fail;
+
+// ---------------------------------------------------------------------------------------------
+// Elements that are not read
+
+// Children of <robot> that neither urdfdom nor loopdyn reads (urdfdom skips them without a word):
+// "file:line: <tag> is not read (why)" each, so that a misspelt <joitn> does not vanish unseen.
+// <transmission> has its own note (Converter::convert).
+std::vector<std::string> unread_elements(const Document& doc) {
+  static constexpr std::string_view read[] = {"link", "joint", "material", "loop_joint"};
+  std::vector<std::string> out;
+  for (const auto* e = doc.robot().FirstChildElement(); e; e = e->NextSiblingElement()) {
+    const std::string_view tag = e->Name();
+    if (tag == "transmission" || std::find(std::begin(read), std::end(read), tag) != std::end(read)) continue;
+    std::string why = "only link, joint, material, loop_joint and transmission are";
+    if (tag == "gazebo") why = "Gazebo's simulation settings";
+    for (std::string_view known : read)
+      if (edit_distance(tag, known) <= 2) why = "a misspelt <" + std::string(known) + ">?";
+    out.push_back(doc.source() + ":" + std::to_string(e->GetLineNum()) + ": <" + std::string(tag) + "> is not read (" +
+                  why + ")");
+  }
+  return out;
+}
 
 // ---------------------------------------------------------------------------------------------
 // urdfdom, with its messages caught
@@ -89,7 +113,12 @@ urdf::ModelInterfaceSharedPtr parse_with_urdfdom(const std::string& text, const 
   console_bridge::restorePreviousOutputHandler();
   console_bridge::setLogLevel(level);
   if (!thrown.empty()) fail(doc.source(), doc.robot().GetLineNum(), "urdfdom: " + thrown);
-  if (!log.errors.empty()) fail_with(doc, log.errors);
+  if (!log.errors.empty()) {
+    // A misspelt element is a likely cause (a <joitn>'s child link is left a second root): named.
+    for (const std::string& u : unread_elements(doc))
+      if (u.find("misspelt") != std::string::npos) log.errors.front() += " (" + u + ")";
+    fail_with(doc, log.errors);
+  }
   if (!model) fail(doc.source(), doc.robot().GetLineNum(), "urdfdom could not read the robot");
   return model;
 }
@@ -141,13 +170,21 @@ std::string type_name(int urdf_type) {
   }
 }
 
+/// The absolute folder of the file `source` names: the working directory for a bare file name
+/// ("robot.urdf", whose parent path is empty), against which relative and package:// meshes are
+/// looked up.
+fs::path folder_of(const std::string& source) {
+  const fs::path parent = fs::path(source).parent_path();
+  return parent.empty() ? fs::current_path() : fs::absolute(parent).lexically_normal();
+}
+
 // ---------------------------------------------------------------------------------------------
 // The conversion
 
 class Converter {
  public:
   Converter(const Document& doc, const urdf::ModelInterface& model, std::vector<std::string>* notes)
-      : doc_(doc), model_(model), notes_(notes), folder_(fs::path(doc.source()).parent_path()) {}
+      : doc_(doc), model_(model), notes_(notes), folder_(folder_of(doc.source())) {}
   Mechanism convert();
 
  private:
@@ -174,12 +211,13 @@ class Converter {
   void note(const std::string& text) const {
     if (notes_) notes_->push_back(doc_.source() + ": " + text);
   }
+
   [[noreturn]] void fail_at(int line, const std::string& problem) const { fail(doc_.source(), line, problem); }
 
   const Document& doc_;
   const urdf::ModelInterface& model_;
   std::vector<std::string>* notes_;
-  fs::path folder_;
+  fs::path folder_;  ///< absolute
   std::map<std::string, Place> places_;
   std::map<std::string, std::size_t> body_index_;
   Mechanism mech_;
@@ -326,7 +364,7 @@ std::string Converter::mesh_path(const std::string& uri, const std::string& link
     const std::string rest = uri.substr(package.size());
     const std::string pkg = rest.substr(0, rest.find('/'));
     const std::string inside = rest.size() > pkg.size() ? rest.substr(pkg.size() + 1) : "";
-    for (fs::path dir = fs::absolute(folder_); ; dir = dir.parent_path()) {
+    for (fs::path dir = folder_; ; dir = dir.parent_path()) {
       if (dir.filename() == pkg) candidates.push_back(dir / inside);
       candidates.push_back(dir / pkg / inside);
       if (dir == dir.parent_path()) break;
@@ -457,6 +495,10 @@ Mechanism Converter::convert() {
   int transmissions = 0;
   for (const auto* e = robot.FirstChildElement("transmission"); e; e = e->NextSiblingElement("transmission")) ++transmissions;
   if (transmissions > 0) note(std::to_string(transmissions) + " <transmission> element(s) ignored");
+  if (notes_) {
+    const std::vector<std::string> unread = unread_elements(doc_);
+    notes_->insert(notes_->end(), unread.begin(), unread.end());
+  }
   return mech_;
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "io/edit_distance.hpp"
 #include "io/viewer/assets.hpp"
 #include "io/viewer/scene.hpp"
 #include "loopdyn/kinematics.hpp"
@@ -24,22 +25,6 @@ using nlohmann::json;
 // The page decodes the float32 arrays with a Float32Array over the bytes: little-endian, as every
 // browser platform is.
 static_assert(std::endian::native == std::endian::little, "the viewer writes little-endian float32");
-
-// Edit distance (insertions, deletions, substitutions) for the near matches of a misspelt column.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 // Columns within a third of the name's length in edits (at least 2), or containing it.
 std::vector<std::string> near_matches(const std::string& name, const std::vector<std::string>& columns) {
@@ -222,6 +207,7 @@ std::string viewer_page(const Mechanism& mechanism, const Model& model, const Tr
   const Frames frames = compute_frames(model, run, columns, options.run_source);
   const viewer::Scene scene =
       viewer::make_scene(mechanism, model, options.model_dir, swept_extent(frames, model.nbodies));
+  if (options.notes) options.notes->insert(options.notes->end(), scene.notes.begin(), scene.notes.end());
   // "</" inside the JSON block would end its <script> element; "<\/" is the same JSON string.
   std::string data = page_data(model, run, columns, scene, frames, options).dump();
   replace_all(data, "</", "<\\/");

@@ -23,13 +23,17 @@ struct ViewerOptions {
   /// The folder that relative mesh paths of the visuals start from (the model file's); "" is the
   /// current folder.
   std::string model_dir;
+  /// When given, receives the notes the page shows, one line each (meshes drawn as wire cubes: a
+  /// format the page does not read, or a file that cannot be read), for the caller to print.
+  std::vector<std::string>* notes = nullptr;
 };
 
 /// The page for `run` (a Trajectory, or read_csv of its CSV) of `model`, built from `mechanism`
 /// (whose visuals it draws). Throws ModelError naming the run and the column for a run that does
 /// not match the model (a q column missing or foreign to it, a non-finite coordinate, t not
-/// increasing), an unknown plot column (with the near matches) or a mesh file that cannot be read;
-/// std::invalid_argument when model was not built from mechanism.
+/// increasing) or an unknown plot column (with the near matches); std::invalid_argument when model
+/// was not built from mechanism. A mesh that cannot be drawn does not stop the page: it becomes a
+/// wire cube and a note (ViewerOptions::notes).
 std::string viewer_page(const Mechanism& mechanism, const Model& model, const Trajectory& run,
                         const ViewerOptions& options = {});
 /// Writes viewer_page(...) to `path`; throws std::runtime_error naming it when it cannot.

@@ -54,7 +54,7 @@
     return group;
   }
   function mesh(s, mat) {
-    if (s.mesh < 0) {  // a format the page does not read (the notes say which): a wire cube
+    if (s.mesh < 0) {  // a format the page does not read, or a file not read (the notes say which): a wire cube
       var side = 0.2 * scale;
       return new THREE.LineSegments(new THREE.EdgesGeometry(new THREE.BoxBufferGeometry(side, side, side)),
                                     new THREE.LineBasicMaterial({color: 0xaa5500}));

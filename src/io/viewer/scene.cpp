@@ -199,20 +199,25 @@ class VisualReader {
     return s;
   }
 
-  // Index of the file's bytes in Scene::meshes; -1 for a format the page does not parse (drawn as
-  // a placeholder, with a note). An STL file that cannot be read is the model's error.
+  // Index of the file's bytes in Scene::meshes; -1 for a placeholder (a wire cube on the page),
+  // with a note naming the file: a format the page does not parse, or an STL file that cannot be
+  // read (missing, unreadable or empty; a URDF mesh not found is kept as written). The run is still
+  // drawn: a mesh is only its body's looks.
   int mesh_index(const BodySpec& body, const std::string& file) {
+    const std::string place = body.where.empty() ? "" : body.where + ": ";
     if (!is_stl(file)) {
-      scene_.notes.push_back("body '" + body.name + "': mesh '" + file +
+      scene_.notes.push_back(place + "body '" + body.name + "': mesh '" + file +
                              "' is not STL, the only mesh format the viewer reads; drawn as a wire cube");
       return -1;
     }
     const std::filesystem::path path = std::filesystem::path(model_dir_) / file;  // absolute files stay so
     if (auto it = index_.find(path.string()); it != index_.end()) return it->second;
     const std::string bytes = read_bytes(path);
-    if (bytes.empty())
-      throw ModelError((body.where.empty() ? "" : body.where + ": ") + "cannot read mesh file '" + path.string() +
-                       "' of body '" + body.name + "' (or it is empty)");
+    if (bytes.empty()) {
+      scene_.notes.push_back(place + "body '" + body.name + "': cannot read mesh file '" + path.string() +
+                             "' (missing, unreadable or empty); drawn as a wire cube");
+      return index_[path.string()] = -1;
+    }
     scene_.meshes.push_back(base64(bytes.data(), bytes.size()));
     return index_[path.string()] = static_cast<int>(scene_.meshes.size()) - 1;
   }
