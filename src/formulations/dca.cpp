@@ -71,20 +71,18 @@ struct Dca::Constraint {
   }
 };
 
-// A node of the assembly tree (see the file comment of dca.hpp).
+// A node of the assembly tree (see the file comment of dca.hpp). What the sweeps read comes first,
+// so that a visit touches little of the node itself.
 struct Dca::Node {
   int left = -1, right = -1, parent = -1;
-  int lo = 0, hi = 0;  ///< range in the body order
-  int body = -1;       ///< leaves
-  std::vector<int> H;     ///< handles of the children (the body, at a leaf), in order
-  std::vector<int> keep;  ///< positions in H of this node's own handles
-  std::vector<int> elim;  ///< positions in H of the bodies eliminated here
-  std::vector<int> constraints;  ///< eliminated here
-  std::vector<int> row;          ///< global row of each local row
-  /// Offset in K and R (6 · position in H) of each (local row, constraint body); −1 past the
-  /// constraint's bodies. A row's 6-blocks of G are the node's copy in tree_ (G is never formed).
-  std::vector<std::array<int, kMaxConstraintBodies>> column;
+  int body = -1;                 ///< leaves
+  int hc = 0, he = 0, rows = 0;  ///< handles kept, bodies eliminated here, rows eliminated here
   int blocks = 0;  ///< G's 6-blocks on the rows eliminated here (one per row and constraint body)
+  /// In Dca::index_, from here: keep (hc: positions in the children's handles H of this node's own
+  /// handles), elim (he: those of the bodies eliminated here), row (rows: the global row of each
+  /// local row), column (kMaxConstraintBodies per local row: the offset in K and R, 6 · position in
+  /// H, of each of its constraint's bodies, −1 past them).
+  std::ptrdiff_t index = 0;
   // K = diag(children's K_C) + α GᵀG (6h x 6h, 004 eqs 9-10) lives only while the node is
   // factored, in the thread's Scratch, and so do the right-hand side R and the accelerations a_H of
   // the handles during a solve. What the solves read is kept in Dca::tree_, one stretch per node,
@@ -96,11 +94,11 @@ struct Dca::Node {
   std::ptrdiff_t RC = 0;  ///< (6c) R on the handles after the elimination (004 eqs 31-32)
   std::ptrdiff_t aC = 0;  ///< (6c) the handles' accelerations, from the parent
   std::ptrdiff_t KC = 0;  ///< in Dca::kc_: (6c x 6c) K on the handles after the elimination (004 eqs 27-30), K_cc − XᵀX
+  int lo = 0, hi = 0;  ///< range in the body order
+  std::vector<int> H;  ///< handles of the children (the body, at a leaf), in order
+  std::vector<int> constraints;  ///< eliminated here
 
-  int h() const { return static_cast<int>(H.size()); }
-  int hc() const { return static_cast<int>(keep.size()); }
-  int he() const { return static_cast<int>(elim.size()); }
-  int rows() const { return static_cast<int>(row.size()); }
+  int h() const { return hc + he; }
 };
 
 /// K and K_ee of the node being factored, and the vectors a solve needs only inside one node: one
@@ -304,32 +302,35 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   // Handles (children before parents: nodes_ is in post order), rows and columns, workspaces.
   int largest_h6 = 0, largest_e6 = 0;
   std::ptrdiff_t tree_size = 0, kc_size = 0;
+  std::vector<std::vector<int>> keep(nodes_.size());
   for (int id = 0; id < static_cast<int>(nodes_.size()); ++id) {
     Node& n = nodes_[id];
     if (n.body >= 0) {
       n.H = {n.body};
     } else {
       for (int child : {n.left, n.right})
-        for (int k : nodes_[child].keep) n.H.push_back(nodes_[child].H[k]);
+        for (int k : keep[child]) n.H.push_back(nodes_[child].H[k]);
     }
-    for (int k = 0; k < n.h(); ++k)
-      (!handle[id].empty() && handle[id][n.H[k]] ? n.keep : n.elim).push_back(k);
+    std::vector<int> elim, row, column;
+    for (int k = 0; k < static_cast<int>(n.H.size()); ++k)
+      (!handle[id].empty() && handle[id][n.H[k]] ? keep[id] : elim).push_back(k);
     for (int k : n.constraints) {
       const Constraint& c = constraints_[k];
       for (int r = 0; r < c.rows; ++r) {
-        n.row.push_back(c.first_row + r);
-        std::array<int, kMaxConstraintBodies> col;
-        col.fill(-1);
-        for (int j = 0; j < c.nbodies; ++j)
-          col[j] = 6 * static_cast<int>(std::find(n.H.begin(), n.H.end(), c.bodies[j]) - n.H.begin());
-        n.column.push_back(col);
+        row.push_back(c.first_row + r);
+        for (int j = 0; j < kMaxConstraintBodies; ++j)
+          column.push_back(j < c.nbodies ? 6 * static_cast<int>(std::find(n.H.begin(), n.H.end(), c.bodies[j]) - n.H.begin()) : -1);
+        n.blocks += c.nbodies;
       }
     }
-    const std::ptrdiff_t h6 = 6 * n.h(), c6 = 6 * n.hc(), e6 = 6 * n.he();
+    n.hc = static_cast<int>(keep[id].size());
+    n.he = static_cast<int>(elim.size());
+    n.rows = static_cast<int>(row.size());
+    n.index = static_cast<std::ptrdiff_t>(index_.size());
+    for (const std::vector<int>* part : {&keep[id], &elim, &row, &column}) index_.insert(index_.end(), part->begin(), part->end());
+    const std::ptrdiff_t h6 = 6 * n.h(), c6 = 6 * n.hc, e6 = 6 * n.he;
     largest_h6 = std::max(largest_h6, static_cast<int>(h6));
     largest_e6 = std::max(largest_e6, static_cast<int>(e6));
-    for (const auto& col : n.column)
-      for (int j = 0; j < kMaxConstraintBodies && col[j] >= 0; ++j) ++n.blocks;
     // The node's stretch of tree_, from a cache line (8 doubles).
     std::ptrdiff_t at = (static_cast<std::ptrdiff_t>(tree_size) + 7) / 8 * 8;
     for (auto [offset, size] : {std::pair{&n.G, 6 * static_cast<std::ptrdiff_t>(n.blocks)}, std::pair{&n.X, e6 * c6},
@@ -342,7 +343,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
     n.KC = kc_size;
     kc_size += c6 * c6;
   }
-  if (root_ >= 0 && nodes_[root_].hc() != 0) throw std::logic_error("dca: the root of the assembly tree has handles");
+  if (root_ >= 0 && nodes_[root_].hc != 0) throw std::logic_error("dca: the root of the assembly tree has handles");
   tree_.assign(tree_size, 0.0);
   kc_.assign(kc_size, 0.0);
   scratch_.resize(threads_);
@@ -370,6 +371,9 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   first_block_.assign(m + 1, 0);
   for (int r = 0; r < m; ++r) first_block_[r + 1] = first_block_[r] + constraints_[rows_[r].loop].nbodies;
   Gblk_.setZero(6, first_block_[m]);
+  block_body_.resize(first_block_[m]);
+  for (int r = 0; r < m; ++r)
+    for (int j = 0; j < constraints_[rows_[r].loop].nbodies; ++j) block_body_[first_block_[r] + j] = constraints_[rows_[r].loop].bodies[j];
   body_first_.assign(nb + 1, 0);
   for (int r = 0; r < m; ++r)
     for (int j = 0; j < constraints_[rows_[r].loop].nbodies; ++j) ++body_first_[constraints_[rows_[r].loop].bodies[j] + 1];
@@ -416,7 +420,7 @@ Dca::TreeShape Dca::tree_shape() const {
   s.nodes = static_cast<int>(nodes_.size());
   s.rows = static_cast<int>(rows_.size());
   for (int id = 0; id < s.nodes; ++id) {
-    s.max_handles = std::max(s.max_handles, nodes_[id].hc());
+    s.max_handles = std::max(s.max_handles, nodes_[id].hc);
     int depth = 0;
     for (int n = id; nodes_[n].parent >= 0; n = nodes_[n].parent) ++depth;
     s.depth = std::max(s.depth, depth);
@@ -575,12 +579,20 @@ void Dca::update_rows(bool velocities) {
 
 namespace {
 
-// out = K restricted to the 6 x 6 blocks (rows[a], cols[b]).
+// out = K restricted to the 6 x 6 blocks (rows[a], cols[b]), a < nrows, b < ncols.
 template <class In, class Out>
-void gather(const In& K, const std::vector<int>& rows, const std::vector<int>& cols, Out&& out) {
-  for (std::size_t a = 0; a < rows.size(); ++a)
-    for (std::size_t b = 0; b < cols.size(); ++b) out.template block<6, 6>(6 * a, 6 * b) = K.template block<6, 6>(6 * rows[a], 6 * cols[b]);
+void gather(const In& K, const int* rows, int nrows, const int* cols, int ncols, Out&& out) {
+  for (int a = 0; a < nrows; ++a)
+    for (int b = 0; b < ncols; ++b) out.template block<6, 6>(6 * a, 6 * b) = K.template block<6, 6>(6 * rows[a], 6 * cols[b]);
 }
+
+// A node's parts of Dca::index_ (Node::index).
+struct NodeIndex {
+  NodeIndex(const std::vector<int>& index, const Dca::Node& n)
+      : keep(index.data() + n.index), elim(keep + n.hc), row(elim + n.he), column(row + n.rows) {}
+  const int *keep, *elim, *row;
+  const int* column;  ///< kMaxConstraintBodies per row
+};
 
 // A lower-triangular n x n L packed by columns: column j, L(j..n−1, j), from j n − j (j − 1) / 2.
 // Half of a dense factor's memory, which the solves stream through at every iteration.
@@ -624,16 +636,17 @@ Dca::Scratch& Dca::scratch() {
 }
 
 void Dca::factor_node(int id) {
-  Node& n = nodes_[id];
+  const Node& n = nodes_[id];
+  const NodeIndex ix(index_, n);
   Scratch& s = scratch();
-  const int h6 = 6 * n.h(), c6 = 6 * n.hc(), e6 = 6 * n.he();
+  const int h6 = 6 * n.h(), c6 = 6 * n.hc, e6 = 6 * n.he;
   // The solves use G as factored: the projections' modified Newton keeps the matrices of q*
   // while update_rows moves Gblk_ with q.
   {
     double* g = tree_.data() + n.G;
-    for (int k = 0; k < n.rows(); ++k)
-      for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j, g += 6)
-        Vec6::Map(g) = Gblk_.col(first_block_[n.row[k]] + j);
+    for (int k = 0; k < n.rows; ++k)
+      for (int j = 0; j < kMaxConstraintBodies && ix.column[kMaxConstraintBodies * k + j] >= 0; ++j, g += 6)
+        Vec6::Map(g) = Gblk_.col(first_block_[ix.row[k]] + j);
   }
   auto K = s.K.topLeftCorner(h6, h6);
   if (n.body >= 0) {
@@ -642,13 +655,13 @@ void Dca::factor_node(int id) {
     // diag(K_A, K_B) on the children's handles.
     K.setZero();
     const Node &a = nodes_[n.left], &b = nodes_[n.right];
-    K.topLeftCorner(6 * a.hc(), 6 * a.hc()) = MatX::Map(kc_.data() + a.KC, 6 * a.hc(), 6 * a.hc());
-    K.bottomRightCorner(6 * b.hc(), 6 * b.hc()) = MatX::Map(kc_.data() + b.KC, 6 * b.hc(), 6 * b.hc());
+    K.topLeftCorner(6 * a.hc, 6 * a.hc) = MatX::Map(kc_.data() + a.KC, 6 * a.hc, 6 * a.hc);
+    K.bottomRightCorner(6 * b.hc, 6 * b.hc) = MatX::Map(kc_.data() + b.KC, 6 * b.hc, 6 * b.hc);
   }
   // The joining rows' penalty α GᵀG (004 eqs 9-10), one row's 6-blocks at a time.
   const double* g = tree_.data() + n.G;
-  for (int k = 0; k < n.rows(); ++k) {
-    const auto& col = n.column[k];
+  for (int k = 0; k < n.rows; ++k) {
+    const int* col = ix.column + kMaxConstraintBodies * k;
     int count = 0;
     while (count < kMaxConstraintBodies && col[count] >= 0) ++count;
     for (int a = 0; a < count; ++a) {
@@ -659,27 +672,27 @@ void Dca::factor_node(int id) {
     g += 6 * count;
   }
   auto KC = MatX::Map(kc_.data() + n.KC, c6, c6);
-  if (n.he() == 0) {
-    gather(K, n.keep, n.keep, KC);
+  if (n.he == 0) {
+    gather(K, ix.keep, n.hc, ix.keep, n.hc, KC);
     return;
   }
   // Eliminate the bodies no constraint above acts on (004 eqs 21-30, as a Schur complement).
   Eigen::Ref<MatX> Kee = s.Kee.topLeftCorner(e6, e6);
-  gather(K, n.elim, n.elim, Kee);
+  gather(K, ix.elim, n.he, ix.elim, n.he, Kee);
   const Eigen::LLT<Eigen::Ref<MatX>> Lee(Kee);  // in place
   if (Lee.info() != Eigen::Success) {
     std::string names;
-    for (int k : n.elim) names += (names.empty() ? "'" : ", '") + model_.body_name[n.H[k]] + "'";
-    throw std::runtime_error("dca: the motion of bod" + std::string(n.he() > 1 ? "ies " : "y ") + names +
+    for (int k = 0; k < n.he; ++k) names += (names.empty() ? "'" : ", '") + model_.body_name[n.H[ix.elim[k]]] + "'";
+    throw std::runtime_error("dca: the motion of bod" + std::string(n.he > 1 ? "ies " : "y ") + names +
                              " is held neither by inertia nor by constraints (a direction without mass that "
                              "no joint fixes): absolute coordinates need it");
   }
   pack_lower(Kee, tree_.data() + n.L);
-  if (n.hc() == 0) return;
+  if (n.hc == 0) return;
   auto X = MatX::Map(tree_.data() + n.X, e6, c6);
-  gather(K, n.elim, n.keep, X);
+  gather(K, ix.elim, n.he, ix.keep, n.hc, X);
   Lee.matrixL().solveInPlace(X);
-  gather(K, n.keep, n.keep, KC);
+  gather(K, ix.keep, n.hc, ix.keep, n.hc, KC);
   KC.noalias() -= X.transpose() * X;
 }
 
@@ -710,27 +723,28 @@ void Dca::solve_up(int id, const VecX& F, const VecX& nu) {
   // Assembly of the right-hand side: R − α Gᵀν on the joining rows, then the elimination
   // R_C = R_k − K_ke K_ee⁻¹ R_e (004 eqs 9-10, 31-32).
   const Node& n = nodes_[id];
-  const int c6 = 6 * n.hc(), e6 = 6 * n.he();
+  const NodeIndex ix(index_, n);
+  const int c6 = 6 * n.hc, e6 = 6 * n.he;
   auto R = scratch().R.head(6 * n.h());
   if (n.body >= 0) {
     R = F.segment<6>(6 * n.body);
   } else {
     const Node &a = nodes_[n.left], &b = nodes_[n.right];
-    R.head(6 * a.hc()) = VecX::Map(tree_.data() + a.RC, 6 * a.hc());
-    R.tail(6 * b.hc()) = VecX::Map(tree_.data() + b.RC, 6 * b.hc());
+    R.head(6 * a.hc) = VecX::Map(tree_.data() + a.RC, 6 * a.hc);
+    R.tail(6 * b.hc) = VecX::Map(tree_.data() + b.RC, 6 * b.hc);
   }
   const double* g = tree_.data() + n.G;
-  for (int k = 0; k < n.rows(); ++k) {  // R −= Gᵀ α ν on the joining rows
-    const double t = alpha_ * nu(n.row[k]);
-    for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j, g += 6)
-      R.segment<6>(n.column[k][j]) -= t * Vec6::Map(g);
+  for (int k = 0; k < n.rows; ++k) {  // R −= Gᵀ α ν on the joining rows
+    const double t = alpha_ * nu(ix.row[k]);
+    const int* col = ix.column + kMaxConstraintBodies * k;
+    for (int j = 0; j < kMaxConstraintBodies && col[j] >= 0; ++j, g += 6) R.segment<6>(col[j]) -= t * Vec6::Map(g);
   }
   // With K_ee = L Lᵀ and X = L⁻¹ K_ek: K_ke K_ee⁻¹ R_e = Xᵀ z, z = L⁻¹ R_e.
   auto z = VecX::Map(tree_.data() + n.z, e6);
-  for (int k = 0; k < n.he(); ++k) z.segment<6>(6 * k) = R.segment<6>(6 * n.elim[k]);
+  for (int k = 0; k < n.he; ++k) z.segment<6>(6 * k) = R.segment<6>(6 * ix.elim[k]);
   solve_lower(tree_.data() + n.L, e6, z.data());
   auto RC = VecX::Map(tree_.data() + n.RC, c6);
-  for (int k = 0; k < n.hc(); ++k) RC.segment<6>(6 * k) = R.segment<6>(6 * n.keep[k]);
+  for (int k = 0; k < n.hc; ++k) RC.segment<6>(6 * k) = R.segment<6>(6 * ix.keep[k]);
   if (e6 > 0 && c6 > 0) RC.noalias() -= MatX::Map(tree_.data() + n.X, e6, c6).transpose() * z;
 }
 
@@ -738,32 +752,33 @@ void Dca::solve_down(int id, const VecX& nu, VecX& out) {
   // Disassembly: the eliminated bodies' a_e = K_ee⁻¹ (R_e − K_ek a_k) from the handles' a_k, and
   // the multipliers α (G a + ν) (004 eqs 17, 21, 23).
   const Node& n = nodes_[id];
-  const int c6 = 6 * n.hc(), e6 = 6 * n.he();
+  const NodeIndex ix(index_, n);
+  const int c6 = 6 * n.hc, e6 = 6 * n.he;
   Scratch& s = scratch();
   auto aH = s.aH.head(6 * n.h());
   const auto aC = VecX::Map(tree_.data() + n.aC, c6);
-  for (int k = 0; k < n.hc(); ++k) aH.segment<6>(6 * n.keep[k]) = aC.segment<6>(6 * k);
+  for (int k = 0; k < n.hc; ++k) aH.segment<6>(6 * ix.keep[k]) = aC.segment<6>(6 * k);
   if (e6 > 0) {
     // a_e = K_ee⁻¹ (R_e − K_ek a_k) = L⁻ᵀ (z − X a_k).
     auto ae = s.tmp.head(e6);
     ae = VecX::Map(tree_.data() + n.z, e6);
     if (c6 > 0) ae.noalias() -= MatX::Map(tree_.data() + n.X, e6, c6) * aC;
     solve_upper(tree_.data() + n.L, e6, ae.data());
-    for (int k = 0; k < n.he(); ++k) aH.segment<6>(6 * n.elim[k]) = ae.segment<6>(6 * k);
+    for (int k = 0; k < n.he; ++k) aH.segment<6>(6 * ix.elim[k]) = ae.segment<6>(6 * k);
   }
   const double* g = tree_.data() + n.G;
-  for (int k = 0; k < n.rows(); ++k) {  // λ = α (G a + ν)
-    double ga = nu(n.row[k]);
-    for (int j = 0; j < kMaxConstraintBodies && n.column[k][j] >= 0; ++j, g += 6)
-      ga += Vec6::Map(g).dot(aH.segment<6>(n.column[k][j]));
-    dlambda_(n.row[k]) = alpha_ * ga;
+  for (int k = 0; k < n.rows; ++k) {  // λ = α (G a + ν)
+    double ga = nu(ix.row[k]);
+    const int* col = ix.column + kMaxConstraintBodies * k;
+    for (int j = 0; j < kMaxConstraintBodies && col[j] >= 0; ++j, g += 6) ga += Vec6::Map(g).dot(aH.segment<6>(col[j]));
+    dlambda_(ix.row[k]) = alpha_ * ga;
   }
   if (n.body >= 0) {
     out.segment<6>(6 * n.body) = aH;
   } else {
     const Node &a = nodes_[n.left], &b = nodes_[n.right];
-    VecX::Map(tree_.data() + a.aC, 6 * a.hc()) = aH.head(6 * a.hc());
-    VecX::Map(tree_.data() + b.aC, 6 * b.hc()) = aH.tail(6 * b.hc());
+    VecX::Map(tree_.data() + a.aC, 6 * a.hc) = aH.head(6 * a.hc);
+    VecX::Map(tree_.data() + b.aC, 6 * b.hc) = aH.tail(6 * b.hc);
   }
 }
 
@@ -818,9 +833,9 @@ void Dca::body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a) {
 
 void Dca::constraint_residual(const VecX& x, const VecX& nu) {
   for_each(static_cast<int>(rows_.size()), [&](int r) {
-    const Constraint& c = constraints_[rows_[r].loop];
-    c_(r) = nu(r);
-    for (int j = 0; j < c.nbodies; ++j) c_(r) += Gblk_.col(first_block_[r] + j).dot(x.segment<6>(6 * c.bodies[j]));
+    double c = nu(r);
+    for (int b = first_block_[r]; b < first_block_[r + 1]; ++b) c += Gblk_.col(b).dot(x.segment<6>(6 * block_body_[b]));
+    c_(r) = c;
   });
 }
 

@@ -226,6 +226,7 @@ class Dca final : public Formulation {
   /// stretch per node in post order: an upward sweep streams through it forwards, a downward one
   /// (right subtree first) backwards. K_C, read only by the parent's factor, is apart, in kc_.
   std::vector<double> tree_, kc_;
+  std::vector<int> index_;  ///< every node's handle positions, rows and columns (Node::index), in post order
   bool factor_pending_ = false;  ///< factor() was called; the next solve factors the nodes
   int root_ = -1;
   std::vector<int> leaf_of_body_;
@@ -254,6 +255,7 @@ class Dca final : public Formulation {
   bool refresh_warm_ = true;  ///< the next evaluation is the first at an accepted state
   VecX res_, delta_;  ///< (6 nbodies) force residual and correction of refine()
   std::vector<int> first_block_;  ///< (rows + 1) first column of each row's blocks in Gblk_
+  std::vector<int> block_body_;   ///< the body of each column of Gblk_
   /// The (row, column of Gblk_) pairs of each body, rows ascending: body i's from
   /// body_blocks_[body_first_[i]] to body_blocks_[body_first_[i + 1]] (the gather of Gᵀλ).
   std::vector<int> body_first_;
