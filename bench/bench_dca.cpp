@@ -1,5 +1,6 @@
 // Time per right-hand side of `dca` (paper 004, divide and conquer with the augmented Lagrangian,
-// formulations/dca.hpp) at 1 and 2 threads beside `embedding`, `srm` and `lagrange-dense`, on a
+// formulations/dca.hpp) at 1 and 2 threads beside `embedding`, `srm` and `lagrange-dense` (and
+// `tree`, the articulated-body algorithm, on the chain, which has no loops), on a
 // tree (chain-N), a stack of coupled planar loops (ladder-comb-L) and a net of loops (paper 003's
 // square net). Run bench/run_dca.sh for the tables of docs/performance.md.
 //
@@ -20,7 +21,9 @@
 //   dca/<case>/<size>/threads:T             T = 1, 2 (FormulationSettings::threads = T);
 //   dca-projection/<case>/<size>/threads:1  one Dca::project(x) (positions, then velocities, 004 §3);
 //   embedding, srm                          every size (below ~1 s per call; max_bodies);
-//   lagrange-dense                          up to ~1024 bodies (<= 1100): O(n³).
+//   lagrange-dense                          up to ~1024 bodies (<= 1100): O(n³);
+//   tree                                    chain only (every size): the exact reference of the
+//                                           chain's check (run_dca.sh), and dca's O(n) floor.
 //
 // One timed iteration = one call of Formulation::derivative(t = 0, x, dx), the integrator's call,
 // with x = to_state(q, u) of the benchmark state made once before timing (dca: 13 absolute numbers
@@ -253,8 +256,8 @@ int main(int argc, char** argv) {
     }
     runs.emplace_back("dca", 1, true, &c);
     add("dca-projection/" + c.label() + "/threads:1", runs.back());
-    for (const std::string method : {"embedding", "srm", "lagrange-dense"}) {
-      if (c.bodies > max_bodies(method)) continue;
+    for (const std::string method : {"embedding", "srm", "lagrange-dense", "tree"}) {
+      if (c.bodies > max_bodies(method) || (method == "tree" && c.name != "chain")) continue;
       runs.emplace_back(method, 1, false, &c);
       add(method + "/" + c.label(), runs.back());
     }

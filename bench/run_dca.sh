@@ -14,7 +14,7 @@
 # Printed:
 #  1. per case (chain-N, ladder-comb, square net) a table: rows n (bodies), columns dca at 1 and 2
 #     threads, their speed-up T1/T2, dca-projection (1 thread), embedding, srm, lagrange-dense (up to
-#     about 1024 bodies: O(n³)), and the untimed Model::build time of the case. The net stops at
+#     about 1024 bodies: O(n³)), tree (the chain only), and the untimed Model::build time of the case. The net stops at
 #     R = 32 (2112 bars): 4140 bars take 80-100 s in Model::build (bench_dca.cpp).
 #     embedding and srm run at every size (each call below ~1 s);
 #  2. per case the least-squares log-log exponent of time against n over n >= 64 (and over the last
@@ -35,8 +35,19 @@
 #
 # Check: `check` = u̇ of speed 0 from joint_accelerations at the benchmark state, the same quantity
 # for every method. Fails (exit 1, after printing everything, offending cells marked ‡) when a
-# method's value differs by more than 1e-6 relative from lagrange-dense's at the same case and size
-# (embedding's where lagrange-dense is not run), or when a benchmark has no result.
+# method's value differs by more than 1e-6 relative from the reference's at the same case and size,
+# or when a benchmark has no result. The reference is computed by another code path than dca's
+# (joint coordinates, not absolute ones) and without a dense n x n elimination, whose round-off
+# grows with n (lagrange-dense: 5e-7 relative on chain-1024, 1e-8 on the 1026-body ladder where
+# dca, embedding and srm agree to 1e-13): on the chain, which has no loops, `tree` (the
+# articulated-body algorithm, exact); on the ladders and nets `srm`, whose check uses its exact
+# multipliers (conjugate gradients on G M⁻¹ Gᵀ to 1e-13 relative residual with the tree's O(n)
+# solves, formulations/srm.hpp).
+#
+# The benchmarks' repetitions run in random order (--benchmark_enable_random_interleaving): on a
+# virtual machine the two cores' placement on the host (two hardware threads of one core, or two
+# cores) changes from minute to minute and is invisible here; interleaving spreads such episodes
+# over every benchmark instead of letting one of them fall on a few consecutive cells.
 #
 #   bench/run_dca.sh                                       # everything
 #   bench/run_dca.sh --benchmark_filter='/chain/(16|32)/'  # extra arguments go to bench_dca
@@ -49,7 +60,7 @@ min_time=0.05
 
 build_bench bench_dca
 
-run_bench bench_dca "$out" "$repetitions" "$min_time" "$@"
+run_bench bench_dca "$out" "$repetitions" "$min_time" --benchmark_enable_random_interleaving=true "$@"
 
 python3 - "$out" "$repetitions" "$root/bench" "$min_time" "$build" "bench/run_dca.sh${*:+ $*}" <<'EOF'
 import math
@@ -65,7 +76,8 @@ TARGET_EXPONENT, TARGET_SPEEDUP = 1.1, 1.6
 CASES = [("chain", "chain-N"), ("ladder-comb", "ladder-comb (3L bodies)"),
          ("square-net", "square net R × R, tilt 0.5 (2R² + 2R bars)")]
 COLUMNS = [("dca:1", "dca 1 thread"), ("dca:2", "dca 2 threads"), ("dca-projection:1", "dca-projection 1 thread"),
-           ("embedding", "embedding"), ("srm", "srm"), ("lagrange-dense", "lagrange-dense")]
+           ("embedding", "embedding"), ("srm", "srm"), ("lagrange-dense", "lagrange-dense"), ("tree", "tree")]
+REFERENCES = ["tree", "srm"]  # the first one run at a case and size (see the header)
 PROJECT_TO = [16, 64]
 CONTENDED = 0.2  # cores used by other processes during a 2-thread run
 
@@ -112,10 +124,10 @@ def fmt(t):
     return f"{t:.4g}" if t < 1e5 else f"{t:.3e}"
 
 
-# Check values against lagrange-dense, else embedding.
+# Check values against the reference.
 errors, bad, reference = [], set(), {}
 for (case, n) in extra:
-    for m in ["lagrange-dense", "embedding"]:
+    for m in REFERENCES:
         if (m, case, n) in checks:
             reference[(case, n)] = (m, checks[(m, case, n)])
             break
@@ -155,7 +167,8 @@ for case, title in CASES:
           "speed-up = dca 1 thread / dca 2 threads; build = Model::build, untimed")
     print()
     head = [("n (bodies)", True), ("size in name", True)]
-    for c, t in columns:
+    case_columns = [(c, t) for c, t in columns if c != "tree" or case == "chain"]
+    for c, t in case_columns:
         head.append((t, True))
         if c == "dca:2":
             head.append(("speed-up", True))
@@ -163,7 +176,7 @@ for case, title in CASES:
     table = []
     for n in sizes:
         row = [n, extra[(case, n)]["size"]]
-        for c, _ in columns:
+        for c, _ in case_columns:
             row.append(cell(c, case, n))
             if c == "dca:2":
                 s = speedup(case, n)
@@ -174,7 +187,7 @@ for case, title in CASES:
         print(line)
     print()
     skipped = []
-    for c, t in columns:
+    for c, t in case_columns:
         missing = [n for n in sizes if (c, case, n) not in times]
         if missing:
             why = ("O(n³), run up to about 1024 bodies only" if c == "lagrange-dense" else
@@ -287,16 +300,18 @@ print()
 
 # 4. Checks, skipped sizes, machine, command.
 print(f"Check values (u̇ of speed 0 from joint_accelerations at the benchmark state) against the reference "
-      f"(lagrange-dense, else embedding); largest relative deviation of each method (tolerance {REL_TOL:g}):")
+      f"(tree on the chain, srm's exact multipliers on the ladders and nets); largest relative deviation "
+      f"of each method (tolerance {REL_TOL:g}):")
 print()
 ck_rows = []
+ck_columns = [(c, t) for c, t in columns if c != "tree"]  # tree is only ever the reference
 for case, _ in CASES:
     for n in sizes_of(case):
         if (case, n) not in reference:
             continue
         ref_method, ref = reference[(case, n)]
         row = [case, n, f"`{ref_method}`", f"{ref:.12g}"]
-        for c, _ in columns:
+        for c, _ in ck_columns:
             key = (c, case, n)
             if c == ref_method or key not in checks:
                 row.append("—")
@@ -305,7 +320,7 @@ for case, _ in CASES:
                 row.append(f"{d:.1e}" + (" ‡" if key in bad else ""))
         ck_rows.append(row)
 for line in markdown_table([("case", False), ("n", True), ("reference", False), ("check", True),
-                            *[(t, True) for _, t in columns]], ck_rows):
+                            *[(t, True) for _, t in ck_columns]], ck_rows):
     print(line)
 print()
 it_rows = []
