@@ -197,8 +197,10 @@ A02 with N = 40 included. Its margin is what the crossings leave: next to a chan
 joint-coordinate derivative carries round-off amplified by 1 / σ_min(G), the energy jumps a
 little at each crossing, and B0's error grows with them: 1e-7 to 8e-7 m after 20 crossings at
 dopri5 1e-10 (first table), while the sweep below falls tenfold per decade of tolerance down to
-1e-9. Below 1e-10 that noise exceeds the tolerance and the step collapses at a crossing; the
-methods then stop with a singular-configuration error that names dca. `auto` picks embedding
+1e-9. Below 1e-10 that noise exceeds the tolerance: the step collapses at a crossing, or the
+state creeps onto the other branch while its velocity turns off the branch's tangent (the branch
+check, docs/methods.md); the methods then stop with a singular-configuration error that names
+dca. `auto` picks embedding
 whenever a change point is reachable, and dca when embedding stops. `dca` needs no survey and no
 rank decision: its penalty keeps every matrix positive definite through the crossings, and it
 passes every case at a higher cost per run (its absolute coordinates carry 13 numbers per body

@@ -32,6 +32,8 @@ constexpr double kNearOffset = 0.5;
 // on A02 with N = 40 the round-off in a joint-coordinate derivative at the exact state grows from
 // 4e-13 at 1e-2 rad to 4e-10 at 1e-3 rad (gcp, nullspace, embedding).
 constexpr double kImminentOffset = 1e-2;
+// Speed (rad/s, m/s, measured coordinates) below which a velocity has no direction to judge.
+constexpr double kStill = 1e-9;
 // Place of a predicted change point in a straddling step, as a fraction of the step: the middle
 // of dopri5's widest gap between stage abscissae (c3 = 0.3, c4 = 0.8), and the band around it in
 // which a proposed step is taken as it is.
@@ -266,7 +268,7 @@ ChangePointMonitor::Offset ChangePointMonitor::offset(int point, const Eigen::Re
                                                       const Eigen::Ref<const VecX>& u) const {
   const ChangePoint& p = points_[point];
   Offset o;
-  double w = 0.0;
+  double w = 0.0, uu = 0.0;
   o.near = true;
   for (int k : measured_) {
     const int body = model_.v_body[k];
@@ -275,7 +277,10 @@ ChangePointMonitor::Offset ChangePointMonitor::offset(int point, const Eigen::Re
     o.d += p.tangent(k) * dq;
     o.rate += p.tangent(k) * u(k);
     w += p.tangent(k) * p.tangent(k);
+    uu += u(k) * u(k);
   }
+  // At rest the direction is round-off: no turn is read from it.
+  if (std::sqrt(uu) > kStill) o.turn = std::acos(std::min(1.0, std::abs(o.rate) / std::sqrt(w * uu)));
   o.d /= w;
   o.rate /= w;
   return o;
@@ -335,6 +340,16 @@ const ChangePoint* ChangePointMonitor::imminent() const {
   if (!enabled() || !have_now_) return nullptr;
   for (std::size_t p = 0; p < points_.size(); ++p)
     if (now_[p].near && std::abs(now_[p].d) <= kImminentOffset) return &points_[p];
+  return nullptr;
+}
+
+const ChangePoint* ChangePointMonitor::turned(double& angle) const {
+  if (!enabled() || !have_now_) return nullptr;
+  for (std::size_t p = 0; p < points_.size(); ++p)
+    if (now_[p].near && std::abs(now_[p].d) <= kImminentOffset && now_[p].turn > kBranchTurn) {
+      angle = now_[p].turn;
+      return &points_[p];
+    }
   return nullptr;
 }
 

@@ -68,6 +68,14 @@ void Simulator::post_step(double t, VecX& x) {
     formulation_.to_state(q_, u_, x);
   }
   if (monitor_ && monitor_->observe(t, q_, u_)) crossings_.push_back(monitor_->last());
+  double turn = 0.0;
+  if (const ChangePoint* point = monitor_ ? monitor_->turned(turn) : nullptr)
+    throw SingularConfigurationError(
+        "t = " + format_time(t) + ": " + std::string(formulation_.name()) + " turns off the branch it came along, " +
+        "next to a change point of the loops (" + describe(model_, *point) + "): its velocity is " +
+        format_time(turn) + " rad off the branch's tangent there, where the motion keeps its tangent; its steps " +
+        "are shorter than the round-off of its derivative allows there (change_points.hpp). " +
+        std::string(kChangePointToleranceAdvice));
   if (guard_) {
     const bool near = guard_->observe(q_);
     guard_smallest_ = std::min(guard_smallest_, guard_->relative_indicator());
