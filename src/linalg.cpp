@@ -4,8 +4,24 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace loopdyn {
+
+void orthonormalize_columns(Eigen::Ref<MatX> X) {
+  for (Eigen::Index j = 0; j < X.cols(); ++j) {
+    const double norm0 = X.col(j).norm();
+    for (int pass = 0; pass < 2; ++pass)
+      for (Eigen::Index k = 0; k < j; ++k) X.col(j) -= X.col(k).dot(X.col(j)) * X.col(k);
+    const double norm = X.col(j).norm();
+    // Below ε·‖x_j‖ what is left of x_j after removing its components along the others is round-off.
+    if (!(norm > 64.0 * std::numeric_limits<double>::epsilon() * norm0))
+      throw std::runtime_error("orthonormalize_columns: column " + std::to_string(j) +
+                               " is in the span of the columns before it");
+    X.col(j) /= norm;
+  }
+}
 
 NumericalRank numerical_rank(const MatX& A) {
   NumericalRank r;

@@ -34,6 +34,14 @@ namespace loopdyn {
 /// ‖x‖∞ (0 for an empty vector).
 inline double inf_norm(const Eigen::Ref<const VecX>& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxCoeff(); }
 
+/// Replaces the columns of X (full column rank) by an orthonormal basis of their span, in place:
+/// Gram-Schmidt (modified) applied twice ("twice is enough": L. Giraud, J. Langou, M. Rozložník,
+/// Comput. Math. Appl. 50 (2005) 1069-1075, orthogonal to round-off when X is numerically of full
+/// rank). Each column j becomes the j-th column of Q in X = Q R. Written out because Eigen's
+/// HouseholderQR allocates its block workspace above 48 columns, and forming its thin Q allocates.
+/// Throws std::runtime_error when a column is (numerically) in the span of those before it.
+void orthonormalize_columns(Eigen::Ref<MatX> X);
+
 /// Rank of A by SVD: singular values at or below max(rows, cols) · ε · σ_max count as zero (the
 /// LAPACK/NumPy matrix_rank rule). `tolerance` is that threshold.
 struct NumericalRank {

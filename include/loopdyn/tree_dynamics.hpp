@@ -51,6 +51,7 @@ struct AggregatedBodyData {
   Mat6X G;                  ///< (6 x nβ) G_S = U D⁻¹ of eq 50
   Mat6 Ia_proj;             ///< τ̄_S P_S of eq 50, in parent_body's frame
   MatX Dinv;                ///< (nβ x nβ) D_S⁻¹ (eq 51)
+  MatX Wt;                  ///< (nβ x 6) L⁻¹ Uᵀ with D_S = L Lᵀ: τ̄_S P_S = Σ φ P φ* − Wtᵀ Wt
   VecX eps, nu, theta_dd;   ///< ε_S, ν_S = D⁻¹ ε_S (nβ) of eq 54 and θ̈_S (nθ) of eq 56
   Eigen::LLT<MatX> llt;
 };
