@@ -47,7 +47,8 @@
 // processes during the timed loop, from /proc/stat minus this process's getrusage: 0 on an idle
 // machine; near 1 on 2 cores, a 2-thread run had no second core); for dca `depth` (assembly tree depth),
 // `handles` (largest handle count of a node), `rows` (constraint rows), `acc_it` (iterations of λ
-// in the last call).
+// in the last call), `solve_MB` and `kc_MB` (Dca::TreeShape: the tree's solve data, streamed by
+// every sweep, and its K_C blocks, in 10⁶ bytes).
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>
@@ -227,6 +228,8 @@ void bench_run(benchmark::State& st, Run* run) {
     st.counters["depth"] = shape.depth;
     st.counters["handles"] = shape.max_handles;
     st.counters["rows"] = shape.rows;
+    st.counters["solve_MB"] = shape.solve_bytes / 1e6;
+    st.counters["kc_MB"] = shape.kc_bytes / 1e6;
     const Dca::Diagnostics& d = run->dca->diagnostics();
     st.counters["acc_it"] = d.acceleration_iterations;
     if (run->projection) {

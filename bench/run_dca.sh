@@ -109,7 +109,7 @@ for name in order:
     e["build_s"] = med["build_s"]
     if column == "dca:1":
         e.update(depth=int(med["depth"]), handles=int(med["handles"]), rows=int(med["rows"]),
-                 acc_it=int(med["acc_it"]))
+                 acc_it=int(med["acc_it"]), solve_mb=med["solve_MB"], kc_mb=med["kc_MB"])
     if column == "dca-projection:1":
         e.update(pos_it=int(med["pos_it"]), vel_it=int(med["vel_it"]))
 
@@ -328,12 +328,22 @@ for case, _ in CASES:
     for n in sizes_of(case):
         e = extra[(case, n)]
         if "acc_it" in e:
-            it_rows.append([case, n, e["rows"], e["acc_it"], e.get("pos_it", "—"), e.get("vel_it", "—")])
+            # Each iteration is one upward and one downward sweep through the solve data; the first
+            # upward one also writes K_C, which the parents' factoring reads.
+            streamed = 2 * e["acc_it"] * e["solve_mb"] + 2 * e["kc_mb"]
+            rate = f"{streamed / times[('dca:1', case, n)] * 1e-3:.2f}" if ("dca:1", case, n) in times else "—"
+            it_rows.append([case, n, e["rows"], e["acc_it"], e.get("pos_it", "—"), e.get("vel_it", "—"),
+                            f"{e['solve_mb']:.3g}", f"{e['kc_mb']:.3g}", f"{streamed:.3g}", rate])
 print("dca's iteration counts at the benchmark state (acceleration: per call of derivative; position and velocity: "
-      "per projection; at most FormulationSettings::dca_max_iterations) and its constraint rows:")
+      "per projection; at most FormulationSettings::dca_max_iterations), its constraint rows, and the size of its "
+      "tree (Dca::TreeShape, 10⁶ bytes): the solve data every sweep reads (G's blocks, X, L, the vectors, the index "
+      "lists) and K_C; 'streamed' = 2 · iterations · solve data + 2 · K_C, the bytes one call of derivative moves "
+      "through the tree at least, and that over dca's one-thread time (GB/s; an estimate: the body loops and the "
+      "scratch are left out):")
 print()
 for line in markdown_table([("case", False), ("n", True), ("rows", True), ("acceleration", True), ("position", True),
-                            ("velocity", True)], it_rows):
+                            ("velocity", True), ("solve data MB", True), ("K_C MB", True), ("streamed MB", True),
+                            ("streamed / T1 (GB/s)", True)], it_rows):
     print(line)
 print()
 

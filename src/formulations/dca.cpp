@@ -419,6 +419,8 @@ Dca::TreeShape Dca::tree_shape() const {
   TreeShape s;
   s.nodes = static_cast<int>(nodes_.size());
   s.rows = static_cast<int>(rows_.size());
+  s.solve_bytes = tree_.size() * sizeof(double) + index_.size() * sizeof(int);
+  s.kc_bytes = kc_.size() * sizeof(double);
   for (int id = 0; id < s.nodes; ++id) {
     s.max_handles = std::max(s.max_handles, nodes_[id].hc);
     int depth = 0;

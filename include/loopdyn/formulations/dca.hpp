@@ -77,6 +77,7 @@
 // bodies as the wrench S (SᵀS)⁻¹ τ.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 
 #include "loopdyn/constraints.hpp"
@@ -150,9 +151,12 @@ class Dca final : public Formulation {
 
   /// The assembly tree: its nodes, depth (edges from the root to the deepest leaf), the largest
   /// number of handles of a node (bodies it shares constraints with outside it) and the
-  /// constraint rows (every one, redundant included).
+  /// constraint rows (every one, redundant included); the bytes of the nodes' solve data, which
+  /// every sweep streams through (the G blocks, X, L, vectors and index lists), and of K_C, which
+  /// each factoring writes and reads once.
   struct TreeShape {
     int nodes = 0, depth = 0, max_handles = 0, rows = 0;
+    std::size_t solve_bytes = 0, kc_bytes = 0;
   };
   TreeShape tree_shape() const;
   int threads() const { return threads_; }
