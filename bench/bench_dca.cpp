@@ -40,6 +40,10 @@
 // 2-thread speed-up of every dca benchmark after the first dozen or so (full run while writing this:
 // T1/T2 = 0.95-1.0 on the ladder and the net, 1.7-1.8 when the same benchmarks ran alone).
 //
+// Aggregates: Google Benchmark's mean, median, stddev and cv, and `min` over the repetitions
+// (run_dca.sh: on a shared machine noise only adds time, so the least of repetitions spread over
+// the run by random interleaving is the code's own cost).
+//
 // Counters: `check` = u̇ of speed 0 (the first joint: joint0 of the chain, the first ladder or net
 // joint in model order) from formulation.joint_accelerations(0, x, u̇) once before timing, the same
 // quantity for every method of a case (dca maps its body accelerations to the joints); `bodies`;
@@ -61,6 +65,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/formulations/dca.hpp"
@@ -250,7 +255,10 @@ int main(int argc, char** argv) {
   for (int r : {3, 4, 6, 8, 11, 16, 22, 32}) cases.emplace_back("square-net", r, 2 * r * r + 2 * r);
 
   const auto add = [](const std::string& name, Run& run) {
-    benchmark::RegisterBenchmark(name.c_str(), bench_run, &run)->Unit(benchmark::kMicrosecond)->UseRealTime();
+    benchmark::RegisterBenchmark(name.c_str(), bench_run, &run)
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime()
+        ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
   };
   for (Case& c : cases) {
     for (int t : {1, 2}) {
