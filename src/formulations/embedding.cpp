@@ -52,8 +52,9 @@ void Embedding::embed() {
     AggregatedBodyData& g = tree_.nodes[e.node];
     p.partial_velocity_matrix(g.X);  // 002 eq 60
     // The same span in an orthonormal basis: any basis gives the same θ̈ (eq 56), and this one
-    // does not multiply the condition number of D_S = Xᵀ P X (eq 51) by cond(X)².
-    orthonormalize_columns(g.X);
+    // does not multiply the condition number of D_S = Xᵀ P X (eq 51) by cond(X)². One column has
+    // no condition number to lose: it keeps eq 60's, whose β is the independent speed itself.
+    if (g.X.cols() > 1) orthonormalize_columns(g.X);
     block_bias(model_, cons_, p.block(), aba_.kin, partition_.constraint_data(), e.gamma);
     p.particular_solution(e.gamma, g.x);  // Ẋ θ̇ of 002 eqs 30, 61
   }

@@ -14,9 +14,9 @@
 // Then X_S = [I; −G_RD⁻¹ G_RI] (002 eq 60; the null space of the aggregated body's G, in its
 // speeds) and x_S = [0; G_RD⁻¹ γ_R], the particular solution of G θ̈ = γ, which is Ẋ_S θ̇_RS of
 // 002 eqs 30 and 61. Couplings give a constant X (002 eq 37) and x = 0 by the same code.
-// X_S's columns are then made orthonormal (the same span, so the same θ̈; the β of an aggregated
-// body are then coordinates along that basis, not a subset of its speeds): D_S = X_Sᵀ P_S X_S
-// (eq 51) is then not made worse by cond(X_S)², and with the projected inertia computed as
+// With more than one column, X_S's columns are then made orthonormal (the same span, so the same
+// θ̈; the β of such a body are then coordinates along that basis, not a subset of its speeds):
+// D_S = X_Sᵀ P_S X_S (eq 51) is then not made worse by cond(X_S)², and with the projected inertia computed as
 // C − W Wᵀ (tree_dynamics.cpp, subtract_projected_inertia) a net of loops keeps its digits (square
 // net 16 x 16: 5e-12 relative off lagrange-dense, against 2.8e-8 before both).
 // aba_factor and aba_solve over the AggregatedTreeData (002 eqs 50-57) give the accelerations;
