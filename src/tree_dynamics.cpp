@@ -88,8 +88,9 @@ void subtract_projected_inertia(AggregatedBodyData& g) {
 
 // Eq 50 for aggregated body S hanging from p: P_S of its bodies (their articulated inertias,
 // children included, block diagonal over the bodies), D_S = H_RSᵀ P_S H_RS (eq 51), and
-// τ̄_S P_S = Σ φ P φ* − G Uᵀ with U = Σ φ P H carried to p's frame and G = U D⁻¹. Small
-// fixed-size kernels column by column: nβ is the aggregated body's mobility (1 on a ladder cell).
+// τ̄_S P_S = Σ φ P φ* − G Uᵀ (subtract_projected_inertia) with U = Σ φ P H carried to p's frame
+// and G = U D⁻¹. Small fixed-size kernels column by column: nβ is the aggregated body's mobility
+// (1 on a ladder cell).
 void factor_aggregated(const Model& model, AbaData& d, AggregatedBodyData& g) {
   const int nb = static_cast<int>(g.bodies.size());
   const int nbeta = static_cast<int>(g.X.cols());
