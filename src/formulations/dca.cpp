@@ -93,7 +93,12 @@ struct Dca::Node {
   std::ptrdiff_t z = 0;   ///< (6e) L⁻¹ R_e
   std::ptrdiff_t RC = 0;  ///< (6c) R on the handles after the elimination (004 eqs 31-32)
   std::ptrdiff_t aC = 0;  ///< (6c) the handles' accelerations, from the parent
-  std::ptrdiff_t KC = 0;  ///< in Dca::kc_: (6c x 6c) K on the handles after the elimination (004 eqs 27-30), K_cc − XᵀX
+  /// (6c x 6c) K on the handles after the elimination (004 eqs 27-30), K_cc − XᵀX, read only by
+  /// the parent's factor: in Dca::kc_ when the parent's two subtrees may run as two tasks, else on
+  /// the stack of the thread that factors the parent's whole subtree (Scratch::kc_stack), where it
+  /// stays in the caches.
+  std::ptrdiff_t KC = 0;
+  bool kc_on_stack = false;
   int lo = 0, hi = 0;  ///< range in the body order
   std::vector<int> H;  ///< handles of the children (the body, at a leaf), in order
   std::vector<int> constraints;  ///< eliminated here
@@ -105,6 +110,7 @@ struct Dca::Node {
 /// per thread, sized for the largest node, so that the nodes keep only what the solves read.
 struct Dca::Scratch {
   MatX K, Kee;
+  std::vector<double> kc_stack;  ///< the K_C of the nodes below kParallelGrain (Node::kc_on_stack)
   VecX R, aH, tmp;  ///< a node's right-hand side, handle accelerations and a_e
 };
 
@@ -301,7 +307,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   }
   // Handles (children before parents: nodes_ is in post order), rows and columns, workspaces.
   int largest_h6 = 0, largest_e6 = 0;
-  std::ptrdiff_t tree_size = 0, kc_size = 0;
+  std::ptrdiff_t tree_size = 0, kc_size = 0, stack_top = 0, stack_size = 0;
   std::vector<std::vector<int>> keep(nodes_.size());
   for (int id = 0; id < static_cast<int>(nodes_.size()); ++id) {
     Node& n = nodes_[id];
@@ -340,8 +346,17 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
       at += size;
     }
     tree_size = at;
-    n.KC = kc_size;
-    kc_size += c6 * c6;
+    // K_C: on the thread's stack where the parent's children run one after the other in the same
+    // task (post_order), pushed here and popped by the parent, so that a subtree below the grain
+    // leaves the stack as it found it; else in kc_.
+    if (n.body < 0)
+      for (int child : {n.right, n.left})
+        if (nodes_[child].kc_on_stack) stack_top = nodes_[child].KC;
+    n.kc_on_stack = n.parent >= 0 && nodes_[n.parent].hi - nodes_[n.parent].lo < kParallelGrain;
+    std::ptrdiff_t& top = n.kc_on_stack ? stack_top : kc_size;
+    n.KC = top;
+    top += c6 * c6;
+    stack_size = std::max(stack_size, stack_top);
   }
   if (root_ >= 0 && nodes_[root_].hc != 0) throw std::logic_error("dca: the root of the assembly tree has handles");
   tree_.assign(tree_size, 0.0);
@@ -350,6 +365,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   for (Scratch& sc : scratch_) {
     sc.K.setZero(largest_h6, largest_h6);
     sc.Kee.setZero(largest_e6, largest_e6);
+    sc.kc_stack.assign(stack_size, 0.0);
     for (VecX* v : {&sc.R, &sc.aH, &sc.tmp}) v->setZero(largest_h6);
   }
 
@@ -359,7 +375,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   v_.assign(nb, Vec3::Zero());
   r_star_.assign(nb, Vec3::Zero());
   R_star_.assign(nb, Mat3::Identity());
-  mass_.assign(nb, Mat6::Identity());
+  inertia_.assign(nb, Mat3::Identity());
   Q_.setZero(6 * nb);
   rhs_.setZero(6 * nb);
   out_.setZero(6 * nb);
@@ -421,6 +437,7 @@ Dca::TreeShape Dca::tree_shape() const {
   s.rows = static_cast<int>(rows_.size());
   s.solve_bytes = tree_.size() * sizeof(double) + index_.size() * sizeof(int);
   s.kc_bytes = kc_.size() * sizeof(double);
+  s.stack_bytes = scratch_.empty() ? 0 : scratch_[0].kc_stack.size() * sizeof(double);
   for (int id = 0; id < s.nodes; ++id) {
     s.max_handles = std::max(s.max_handles, nodes_[id].hc);
     int depth = 0;
@@ -626,7 +643,7 @@ void solve_upper(const double* L, int n, double* x) {
 }  // namespace
 
 void Dca::factor() {
-  for_each(model_.nbodies, [&](int i) { mass_[i] = body_mass(i); });
+  for_each(model_.nbodies, [&](int i) { inertia_[i] = R_[i] * Jc_[i] * R_[i].transpose(); });
   // The nodes are factored by the next solve, each just before its upward step, so that the tree's
   // memory is streamed through once for both (factor_node copies G's blocks then).
   factor_pending_ = true;
@@ -636,6 +653,8 @@ Dca::Scratch& Dca::scratch() {
   // The arena's threads are numbered 0 .. threads_ − 1 (Pool); one thread runs outside it.
   return scratch_[threads_ > 1 ? tbb::this_task_arena::current_thread_index() : 0];
 }
+
+double* Dca::kc_of(const Node& n, Scratch& s) { return (n.kc_on_stack ? s.kc_stack.data() : kc_.data()) + n.KC; }
 
 void Dca::factor_node(int id) {
   const Node& n = nodes_[id];
@@ -652,13 +671,15 @@ void Dca::factor_node(int id) {
   }
   auto K = s.K.topLeftCorner(h6, h6);
   if (n.body >= 0) {
-    K = mass_[n.body];
+    K.setZero();
+    K.topLeftCorner<3, 3>() = inertia_[n.body];
+    K.bottomRightCorner<3, 3>().diagonal().setConstant(model_.mass[n.body]);
   } else {
     // diag(K_A, K_B) on the children's handles.
     K.setZero();
     const Node &a = nodes_[n.left], &b = nodes_[n.right];
-    K.topLeftCorner(6 * a.hc, 6 * a.hc) = MatX::Map(kc_.data() + a.KC, 6 * a.hc, 6 * a.hc);
-    K.bottomRightCorner(6 * b.hc, 6 * b.hc) = MatX::Map(kc_.data() + b.KC, 6 * b.hc, 6 * b.hc);
+    K.topLeftCorner(6 * a.hc, 6 * a.hc) = MatX::Map(kc_of(a, s), 6 * a.hc, 6 * a.hc);
+    K.bottomRightCorner(6 * b.hc, 6 * b.hc) = MatX::Map(kc_of(b, s), 6 * b.hc, 6 * b.hc);
   }
   // The joining rows' penalty α GᵀG (004 eqs 9-10), one row's 6-blocks at a time.
   const double* g = tree_.data() + n.G;
@@ -673,7 +694,7 @@ void Dca::factor_node(int id) {
     }
     g += 6 * count;
   }
-  auto KC = MatX::Map(kc_.data() + n.KC, c6, c6);
+  auto KC = MatX::Map(kc_of(n, s), c6, c6);  // over the children's on the stack: K holds them now
   if (n.he == 0) {
     gather(K, ix.keep, n.hc, ix.keep, n.hc, KC);
     return;
@@ -698,14 +719,13 @@ void Dca::factor_node(int id) {
   KC.noalias() -= X.transpose() * X;
 }
 
-Mat6 Dca::body_mass(int i) const {
-  Mat6 M = Mat6::Zero();
-  M.topLeftCorner<3, 3>() = R_[i] * Jc_[i] * R_[i].transpose();
-  M.bottomRightCorner<3, 3>() = model_.mass[i] * Mat3::Identity();
-  return M;
+Vec6 Dca::mass_times(int i, const Vec6& v) const {
+  Vec6 out;
+  out << inertia_[i] * v.head<3>(), model_.mass[i] * v.tail<3>();
+  return out;
 }
 
-void Dca::solve(const VecX& F, const VecX& nu, VecX& out) {
+void Dca::solve(const VecX& F, const VecX* x, const VecX* lambda, const VecX& nu, VecX& out) {
   const bool factoring = factor_pending_;
   // Cleared also when a node cannot be factored (an exception): every solve follows a factor().
   struct Cleared {
@@ -715,31 +735,44 @@ void Dca::solve(const VecX& F, const VecX& nu, VecX& out) {
   in_pool([&] {
     post_order(root_, [&](int id) {
       if (factoring) factor_node(id);
-      solve_up(id, F, nu);
+      solve_up(id, F, x, lambda, nu);
     });
-    pre_order(root_, [&](int id) { solve_down(id, nu, out); });
+    pre_order(root_, [&](int id) { solve_down(id, out); });
   });
 }
 
-void Dca::solve_up(int id, const VecX& F, const VecX& nu) {
-  // Assembly of the right-hand side: R − α Gᵀν on the joining rows, then the elimination
-  // R_C = R_k − K_ke K_ee⁻¹ R_e (004 eqs 9-10, 31-32).
+void Dca::solve_up(int id, const VecX& F, const VecX* x, const VecX* lambda, const VecX& nu) {
+  // Assembly of the right-hand side: F − M x at a body, R − Gᵀ (λ + α c) with c = G x + ν on the
+  // joining rows, then the elimination R_C = R_k − K_ke K_ee⁻¹ R_e (004 eqs 9-10, 31-32). The
+  // residuals of refine() are gathered here, each row's at the node that eliminates it, with the
+  // node's own copy of G's blocks, rather than in passes of their own over all bodies and rows:
+  // Gᵀλ on a body added at its leaf or at the node of the row is the same sum, since the body is a
+  // handle of every node in between and passes through their eliminations unchanged.
   const Node& n = nodes_[id];
   const NodeIndex ix(index_, n);
   const int c6 = 6 * n.hc, e6 = 6 * n.he;
   auto R = scratch().R.head(6 * n.h());
   if (n.body >= 0) {
     R = F.segment<6>(6 * n.body);
+    if (x) R -= mass_times(n.body, x->segment<6>(6 * n.body));
   } else {
     const Node &a = nodes_[n.left], &b = nodes_[n.right];
     R.head(6 * a.hc) = VecX::Map(tree_.data() + a.RC, 6 * a.hc);
     R.tail(6 * b.hc) = VecX::Map(tree_.data() + b.RC, 6 * b.hc);
   }
   const double* g = tree_.data() + n.G;
-  for (int k = 0; k < n.rows; ++k) {  // R −= Gᵀ α ν on the joining rows
-    const double t = alpha_ * nu(ix.row[k]);
+  for (int k = 0; k < n.rows; ++k) {
+    const int row = ix.row[k];
     const int* col = ix.column + kMaxConstraintBodies * k;
-    for (int j = 0; j < kMaxConstraintBodies && col[j] >= 0; ++j, g += 6) R.segment<6>(col[j]) -= t * Vec6::Map(g);
+    const int* body = block_body_.data() + first_block_[row];
+    const int count = first_block_[row + 1] - first_block_[row];
+    double c = nu(row);
+    if (x)
+      for (int j = 0; j < count; ++j) c += Vec6::Map(g + 6 * j).dot(x->segment<6>(6 * body[j]));
+    c_(row) = c;  // read by solve_down
+    const double t = alpha_ * c + (lambda ? (*lambda)(row) : 0.0);
+    for (int j = 0; j < count; ++j) R.segment<6>(col[j]) -= t * Vec6::Map(g + 6 * j);
+    g += 6 * count;
   }
   // With K_ee = L Lᵀ and X = L⁻¹ K_ek: K_ke K_ee⁻¹ R_e = Xᵀ z, z = L⁻¹ R_e.
   auto z = VecX::Map(tree_.data() + n.z, e6);
@@ -750,9 +783,9 @@ void Dca::solve_up(int id, const VecX& F, const VecX& nu) {
   if (e6 > 0 && c6 > 0) RC.noalias() -= MatX::Map(tree_.data() + n.X, e6, c6).transpose() * z;
 }
 
-void Dca::solve_down(int id, const VecX& nu, VecX& out) {
+void Dca::solve_down(int id, VecX& out) {
   // Disassembly: the eliminated bodies' a_e = K_ee⁻¹ (R_e − K_ek a_k) from the handles' a_k, and
-  // the multipliers α (G a + ν) (004 eqs 17, 21, 23).
+  // the multipliers' change α (G a + c) (004 eqs 17, 21, 23), c the rows' residual of solve_up.
   const Node& n = nodes_[id];
   const NodeIndex ix(index_, n);
   const int c6 = 6 * n.hc, e6 = 6 * n.he;
@@ -769,8 +802,8 @@ void Dca::solve_down(int id, const VecX& nu, VecX& out) {
     for (int k = 0; k < n.he; ++k) aH.segment<6>(6 * ix.elim[k]) = ae.segment<6>(6 * k);
   }
   const double* g = tree_.data() + n.G;
-  for (int k = 0; k < n.rows; ++k) {  // λ = α (G a + ν)
-    double ga = nu(ix.row[k]);
+  for (int k = 0; k < n.rows; ++k) {
+    double ga = c_(ix.row[k]);
     const int* col = ix.column + kMaxConstraintBodies * k;
     for (int j = 0; j < kMaxConstraintBodies && col[j] >= 0; ++j, g += 6) ga += Vec6::Map(g).dot(aH.segment<6>(col[j]));
     dlambda_(ix.row[k]) = alpha_ * ga;
@@ -841,13 +874,6 @@ void Dca::constraint_residual(const VecX& x, const VecX& nu) {
   });
 }
 
-void Dca::force_residual(const VecX& F, const VecX& x) {
-  for_each(model_.nbodies, [&](int i) {
-    res_.segment<6>(6 * i).noalias() = F.segment<6>(6 * i) - mass_[i] * x.segment<6>(6 * i);
-    subtract_constraint_forces(i);
-  });
-}
-
 void Dca::subtract_constraint_forces(int i) {
   for (int k = body_first_[i]; k < body_first_[i + 1]; ++k)
     res_.segment<6>(6 * i) -= lambda_(body_blocks_[k].first) * Gblk_.col(body_blocks_[k].second);
@@ -856,9 +882,7 @@ void Dca::subtract_constraint_forces(int i) {
 int Dca::refine(const VecX& F, const VecX& nu, double tolerance, VecX& x) {
   int k = 0;
   while (k < max_iterations_) {
-    force_residual(F, x);
-    constraint_residual(x, nu);
-    solve(res_, c_, delta_);
+    solve(F, &x, &lambda_, nu, delta_);
     x += delta_;
     lambda_ += dlambda_;
     ++k;
@@ -887,7 +911,7 @@ void Dca::project(Eigen::Ref<VecX> x) {
   r_star_ = r_;
   R_star_ = R_;
   update_rows(false);
-  factor();  // and mass_ at q*, the metric
+  factor();  // and the inertia at q*, the metric
   lambda_.setZero();
   int k = 0;
   while (k < max_iterations_) {
@@ -896,10 +920,10 @@ void Dca::project(Eigen::Ref<VecX> x) {
     for_each(nb, [&](int i) {
       Vec6 d;
       d << rotation_vector(R_[i] * R_star_[i].transpose()), r_[i] - r_star_[i];
-      res_.segment<6>(6 * i).noalias() = -mass_[i] * d;
+      res_.segment<6>(6 * i) = -mass_times(i, d);
       subtract_constraint_forces(i);
     });
-    solve(res_, phi_, out_);
+    solve(res_, nullptr, nullptr, phi_, out_);
     lambda_ += dlambda_;
     ++k;
     for_each(nb, [&](int i) {
@@ -928,7 +952,7 @@ void Dca::project(Eigen::Ref<VecX> x) {
   for (int i = 0; i < nb; ++i) {  // F = M v*, x from v*
     prev_.segment<3>(6 * i) = w_[i];
     prev_.segment<3>(6 * i + 3) = v_[i];
-    rhs_.segment<6>(6 * i).noalias() = mass_[i] * prev_.segment<6>(6 * i);
+    rhs_.segment<6>(6 * i) = mass_times(i, prev_.segment<6>(6 * i));
   }
   out_ = prev_;
   nu_.setZero();

@@ -52,9 +52,11 @@
 // vectors only (004 §4.4). A node keeps X = L⁻¹ K_ek (then K_C = K_kk − XᵀX, K_ke K_ee⁻¹ R_e =
 // Xᵀ L⁻¹ R_e and a_e = L⁻ᵀ (L⁻¹ R_e − X a_k): one triangular solve each way), L's lower triangle
 // packed and its copy of G's blocks, all in one array in the order of the upward sweep, and builds
-// K and the solves' other vectors in a per-thread scratch: the solves stream through the tree's
-// memory several times per evaluation, which at thousands of bodies leaves the caches, so it is
-// kept small and read in order (docs/performance.md). Ground joints are eliminated at their body's
+// K and the solves' other vectors in a per-thread scratch, K_C of the nodes below the parallel
+// grain on a per-thread stack: the solves stream through the tree's memory several times per
+// evaluation, which at thousands of bodies leaves the caches, so it is kept small and read in
+// order, and each iteration's residuals are gathered by its upward sweep, at the nodes, rather
+// than by passes of their own over every body and row (docs/performance.md). Ground joints are eliminated at their body's
 // leaf (004 keeps them to the root, boundary case 3, eq 40): the same linear system in another
 // order.
 //
@@ -152,11 +154,12 @@ class Dca final : public Formulation {
   /// The assembly tree: its nodes, depth (edges from the root to the deepest leaf), the largest
   /// number of handles of a node (bodies it shares constraints with outside it) and the
   /// constraint rows (every one, redundant included); the bytes of the nodes' solve data, which
-  /// every sweep streams through (the G blocks, X, L, vectors and index lists), and of K_C, which
-  /// each factoring writes and reads once.
+  /// every sweep streams through (the G blocks, X, L, vectors and index lists), and of the K_C
+  /// kept per node (those of the children of nodes from kParallelGrain bodies), which each
+  /// factoring writes and reads once; the others live on a per-thread stack of stack_bytes.
   struct TreeShape {
     int nodes = 0, depth = 0, max_handles = 0, rows = 0;
-    std::size_t solve_bytes = 0, kc_bytes = 0;
+    std::size_t solve_bytes = 0, kc_bytes = 0, stack_bytes = 0;
   };
   TreeShape tree_shape() const;
   int threads() const { return threads_; }
@@ -172,31 +175,31 @@ class Dca final : public Formulation {
   void joint_state_of(const Eigen::Ref<const VecX>& x) const;
   /// Frames, Φ, G's row blocks and, with velocities, Φ̇ and γ of every constraint row.
   void update_rows(bool velocities);
-  /// mass_ at the loaded positions; K, its elimination and factor of every node with G's blocks at
+  /// inertia_ at the loaded positions; K, its elimination and factor of every node with G's blocks at
   /// the loaded positions are made by the next solve (factor_node), before its upward step at each
   /// node, so that the tree's memory is streamed through once for both. Nothing may change Gblk_
   /// between the two (update_rows refuses).
   void factor();
   void factor_node(int id);
-  /// diag(J, m 1) of body i at the loaded positions (world axes, about the centre of mass).
-  Mat6 body_mass(int i) const;
-  /// The augmented-Lagrangian iterations as iterative refinement: from x and λ = 0, each
-  /// iteration solves for the correction of x and λ from the residuals F − M x − Gᵀλ (force_residual)
-  /// and G x + ν (constraint_residual), which is 004's λ = λ* + α(G x + ν) with λ* the previous λ,
-  /// computed with the small residuals on the right-hand side so that the round-off of the
-  /// ill-conditioned K = M + α GᵀG scales with them (the plain form leaves an error of about
+  /// diag(J, m 1) v for body i, J of the last factor() (world axes, about the centre of mass).
+  Vec6 mass_times(int i, const Vec6& v) const;
+  /// The augmented-Lagrangian iterations as iterative refinement: from x and lambda_, each
+  /// iteration solves for the correction of x and λ from the residuals F − M x − Gᵀλ and G x + ν
+  /// (gathered by the solve itself, solve_up), which is 004's λ = λ* + α(G x + ν) with λ* the
+  /// previous λ, computed with the small residuals on the right-hand side so that the round-off of
+  /// the ill-conditioned K = M + α GᵀG scales with them (the plain form leaves an error of about
   /// 1e-10 relative, eps × α: measured on IFToMM A02). Returns the iterations; stops when the largest
   /// correction is below tolerance (or 100 ulps of x).
   int refine(const VecX& F, const VecX& nu, double tolerance, VecX& x);
-  void force_residual(const VecX& F, const VecX& x);       ///< res_ = F − M x − Gᵀ lambda_
-  void subtract_constraint_forces(int body);               ///< res_ −= Gᵀ lambda_ on one body
-  void constraint_residual(const VecX& x, const VecX& nu);  ///< c_ = G x + ν
-  /// One divide-and-conquer solve of M a + Gᵀλ = F, λ = α (G a + ν) with the factored matrices
-  /// (factoring them first after factor()): F (6 per body), ν (rows); out: a (6 per body),
-  /// dlambda_: λ.
-  void solve(const VecX& F, const VecX& nu, VecX& out);
-  void solve_up(int id, const VecX& F, const VecX& nu);    ///< a node's R_C and z (assembly)
-  void solve_down(int id, const VecX& nu, VecX& out);      ///< its a_e and λ (disassembly)
+  void subtract_constraint_forces(int body);               ///< res_ −= Gᵀ lambda_ on one body, Gblk_'s G
+  void constraint_residual(const VecX& x, const VecX& nu);  ///< c_ = G x + ν, Gblk_'s G
+  /// One divide-and-conquer solve, with the factored matrices (factoring them first after
+  /// factor()), of the correction a, Δλ of x, λ: M a + GᵀΔλ = F − M x − Gᵀλ, Δλ = α (G a + c),
+  /// c = G x + ν, F (6 per body), ν (rows), x (6 per body) and λ (rows) zero when null. Out: a (6
+  /// per body), dlambda_: Δλ, c_: c.
+  void solve(const VecX& F, const VecX* x, const VecX* lambda, const VecX& nu, VecX& out);
+  void solve_up(int id, const VecX& F, const VecX* x, const VecX* lambda, const VecX& nu);  ///< a node's R_C, z and rows' c (c_)
+  void solve_down(int id, VecX& out);  ///< its a_e and Δλ
   void applied_forces(double t, const VecX& x);
   double max_abs(const VecX& v) const { return v.size() ? v.cwiseAbs().maxCoeff() : 0.0; }
   /// Calls f(node) for every node, children before parents (post) or after (pre), two subtrees
@@ -222,13 +225,15 @@ class Dca final : public Formulation {
   struct Scratch;  ///< a node's K while it is factored (dca.cpp)
   std::vector<Scratch> scratch_;  ///< one per thread
   Scratch& scratch();
+  double* kc_of(const Node& n, Scratch& s);  ///< where n's K_C is (Node::kc_on_stack)
 
   std::vector<Constraint> constraints_;
   std::vector<ConstraintRow> rows_;  ///< every row, ConstraintRow::loop = index in constraints_
   std::vector<Node> nodes_;
   /// What the solves read and write of every node (G's blocks, X, L, z, R_C, a_C; Node), one
   /// stretch per node in post order: an upward sweep streams through it forwards, a downward one
-  /// (right subtree first) backwards. K_C, read only by the parent's factor, is apart, in kc_.
+  /// (right subtree first) backwards. K_C, read only by the parent's factor, is apart: in kc_
+  /// (Node::kc_on_stack false) or on a thread's Scratch::kc_stack.
   std::vector<double> tree_, kc_;
   std::vector<int> index_;  ///< every node's handle positions, rows and columns (Node::index), in post order
   bool factor_pending_ = false;  ///< factor() was called; the next solve factors the nodes
@@ -243,7 +248,10 @@ class Dca final : public Formulation {
   VecX rhs_, out_, prev_;     ///< (6 nbodies)
   std::vector<Vec3> r_star_;  ///< positions before a projection
   std::vector<Mat3> R_star_;
-  std::vector<Mat6> mass_;    ///< mass matrices of the last factor() (at q* in the position projection)
+  /// World inertia J about the centre of mass of the last factor() (at q* in the position
+  /// projection): with the mass, the body's mass matrix diag(J, m 1), kept as J alone (a third of
+  /// the 6 x 6 matrix's memory) since the sweeps read it at every leaf.
+  std::vector<Mat3> inertia_;
 
   // Rows: Φ, Φ̇, γ, ν, λ, λ* (rows); G blocks (6 per row and body of its constraint).
   VecX phi_, phidot_, gamma_, nu_, lambda_, dlambda_, c_;
