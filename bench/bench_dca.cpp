@@ -52,7 +52,7 @@
 // machine; near 1 on 2 cores, a 2-thread run had no second core); for dca `depth` (assembly tree depth),
 // `handles` (largest handle count of a node), `rows` (constraint rows), `acc_it` (iterations of λ
 // in the last call), `solve_MB` and `kc_MB` (Dca::TreeShape: the tree's solve data, streamed by
-// every sweep, and its K_C blocks, in 10⁶ bytes).
+// every sweep, and the K_C blocks kept per node, in 10⁶ bytes).
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>

@@ -341,7 +341,8 @@ for case, _ in CASES:
         e = extra[(case, n)]
         if "acc_it" in e:
             # Each iteration is one upward and one downward sweep through the solve data; the first
-            # upward one also writes K_C, which the parents' factoring reads.
+            # upward one also writes the K_C kept per node, which the parents' factoring reads (the
+            # others stay on a thread's small stack, in the caches).
             streamed = 2 * e["acc_it"] * e["solve_mb"] + 2 * e["kc_mb"]
             rate = f"{streamed / times[('dca:1', case, n)] * 1e3:.2f}" if ("dca:1", case, n) in times else "—"
             it_rows.append([case, n, e["rows"], e["acc_it"], e.get("pos_it", "—"), e.get("vel_it", "—"),
@@ -349,7 +350,9 @@ for case, _ in CASES:
 print("dca's iteration counts at the benchmark state (acceleration: per call of derivative; position and velocity: "
       "per projection; at most FormulationSettings::dca_max_iterations), its constraint rows, and the size of its "
       "tree (Dca::TreeShape, 10⁶ bytes): the solve data every sweep reads (G's blocks, X, L, the vectors, the index "
-      "lists) and K_C; 'streamed' = 2 · iterations · solve data + 2 · K_C, the bytes one call of derivative moves "
+      "lists) and the K_C kept per node (those of the children of nodes of at least Dca::kParallelGrain bodies; "
+      "the others live on a per-thread stack of Dca::TreeShape::stack_bytes, in the caches); "
+      "'streamed' = 2 · iterations · solve data + 2 · K_C, the bytes one call of derivative moves "
       "through the tree at least, and that over dca's one-thread time (GB/s; an estimate: the body loops and the "
       "scratch are left out):")
 print()
