@@ -132,6 +132,25 @@ TEST(Dca, AssemblyTreeIsBalancedWithFewHandles) {
   }
 }
 
+// K_C, read once by the parent's factoring, is kept per node only below the nodes whose children
+// may run as two tasks (from Dca::kParallelGrain bodies); the rest share a per-thread stack whose
+// size is set by a subtree below the grain, whatever n. On a chain a K_C is at most 12 x 12 (two
+// handles): the stack holds at most two per level of such a subtree, and the nodes keep at most
+// one per child of a parallel node, of which a bisection of n = 2^k bodies has 2n / kParallelGrain − 1.
+TEST(Dca, KeepsTheSchurComplementsOfSmallSubtreesOnAStack) {
+  const std::size_t kc = 12 * 12 * sizeof(double);
+  std::size_t stack = 0;
+  for (int n : {256, 1024}) {
+    const Dca::TreeShape shape = Dca(Model::build(chain_mechanism(n)), {}).tree_shape();
+    EXPECT_GT(shape.kc_bytes, 0u) << n;
+    EXPECT_LE(shape.kc_bytes, 2 * (2 * n / Dca::kParallelGrain - 1) * kc) << n;
+    EXPECT_GT(shape.stack_bytes, 0u) << n;
+    EXPECT_LE(shape.stack_bytes, 2 * std::log2(Dca::kParallelGrain) * kc) << n;
+    if (stack) EXPECT_EQ(shape.stack_bytes, stack) << n;  // independent of n
+    stack = shape.stack_bytes;
+  }
+}
+
 // Every node's arithmetic is the same for any thread count (dca.hpp): accelerations, multipliers
 // and projections are equal to the last bit, on a net large enough to be split into tasks.
 TEST(Dca, SameNumbersForAnyThreadCount) {
