@@ -5,7 +5,6 @@
 // simulated cache misses, free of the timing noise of a shared machine.
 #include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
 
 #include "loopdyn/formulations/dca.hpp"

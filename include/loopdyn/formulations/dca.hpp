@@ -56,9 +56,9 @@
 // grain on a per-thread stack: the solves stream through the tree's memory several times per
 // evaluation, which at thousands of bodies leaves the caches, so it is kept small and read in
 // order, and each iteration's residuals are gathered by its upward sweep, at the nodes, rather
-// than by passes of their own over every body and row (docs/performance.md). Ground joints are eliminated at their body's
-// leaf (004 keeps them to the root, boundary case 3, eq 40): the same linear system in another
-// order.
+// than by passes of their own over every body and row (docs/performance.md). Ground joints are
+// eliminated at their body's leaf (004 keeps them to the root, boundary case 3, eq 40): the same
+// linear system in another order.
 //
 // Projections (004 §3, eqs 41-72, Appendix 87-110), after every accepted step and on every output
 // row unless disabled: positions by the modified Newton iteration of eq 99, with the matrices at
@@ -192,7 +192,7 @@ class Dca final : public Formulation {
   /// correction is below tolerance (or 100 ulps of x).
   int refine(const VecX& F, const VecX& nu, double tolerance, VecX& x);
   void subtract_constraint_forces(int body);               ///< res_ −= Gᵀ lambda_ on one body, Gblk_'s G
-  void constraint_residual(const VecX& x, const VecX& nu);  ///< c_ = G x + ν, Gblk_'s G
+  void constraint_residual(const VecX& x, const VecX& nu);  ///< c_ = G x + ν, Gblk_'s G (the diagnostics)
   /// One divide-and-conquer solve, with the factored matrices (factoring them first after
   /// factor()), of the correction a, Δλ of x, λ: M a + GᵀΔλ = F − M x − Gᵀλ, Δλ = α (G a + c),
   /// c = G x + ν, F (6 per body), ν (rows), x (6 per body) and λ (rows) zero when null. Out: a (6
