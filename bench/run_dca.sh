@@ -298,9 +298,10 @@ print("- Task overhead per level: every level of the assembly tree is a fork and
 print("- Memory bandwidth: a node's work is a few small dense products; with all cores streaming the "
       "factors, G's blocks and the per-iteration vectors, the cores share one memory bus and T1/p is not "
       "reached.")
-print("- Nets: the number of handles grows like sqrt(n) (a wave front)" + net_text + ", so a node's dense "
-      "Schur complement costs like handles³ and the top nodes like n^1.5: they dominate and stay serial, "
-      "and the critical path is O(n^1.5) rather than O(log n).")
+print("- Nets: the handles of the top nodes grow like sqrt(n) (the cuts of the nested dissection)" + net_text +
+      ", so a node's dense Schur complement costs like handles³ and the root's like n^1.5, as the whole "
+      "factoring does: the nodes from a subtree's root to the tree's root are a fixed share of the work at "
+      "every n, and they run one after the other: the critical path is O(n^1.5) rather than O(log n).")
 print(f"- The iteration count k: every call repeats the solve (vectors only) k times (measured acc_it: "
       f"{', '.join(map(str, iters))}; the maximum is FormulationSettings::dca_max_iterations), and each "
       "iteration is a full up-and-down sweep with its own synchronisation at every level.")

@@ -5,11 +5,11 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <queue>
 #include <stdexcept>
 #include <thread>
 
 #include <Eigen/Cholesky>
+#include <metis.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
@@ -136,45 +136,52 @@ struct Dca::Pool {
 
 namespace {
 
-// Cuthill-McKee order of the bodies on the graph whose edges join the bodies of each constraint:
-// per connected component, breadth first from a pseudo-peripheral body (the last one reached by a
-// breadth-first search from the component's first body), neighbours by increasing degree.
-std::vector<int> body_order(int nbodies, const std::vector<std::vector<int>>& adjacency) {
-  std::vector<int> order, level(nbodies, -1), seen(nbodies, 0);
-  auto bfs = [&](int start, std::vector<int>& out) {
-    out.clear();
-    std::queue<int> queue;
-    queue.push(start);
-    level[start] = 0;
-    std::vector<int> visited{start};
-    while (!queue.empty()) {
-      const int b = queue.front();
-      queue.pop();
-      out.push_back(b);
-      std::vector<int> next;
-      for (int n : adjacency[b])
-        if (level[n] < 0) next.push_back(n);
-      std::sort(next.begin(), next.end(), [&](int a, int c) {
-        return adjacency[a].size() != adjacency[c].size() ? adjacency[a].size() < adjacency[c].size() : a < c;
-      });
-      for (int n : next) {
-        level[n] = level[b] + 1;
-        visited.push_back(n);
-        queue.push(n);
-      }
+// Balanced bisections of sets of bodies on the graph whose edges join the bodies of each constraint,
+// by METIS's multilevel recursive bisection: two parts of equal body count (within METIS's default
+// tolerance) with the fewest edges between them. Applied to each node's bodies in turn, from the
+// root, this is a nested dissection: on a net a node's handles are the perimeter of its patch, of
+// O(√n) bodies, where the bisection of one fixed order by count keeps the whole wave front of O(√n)
+// at every node of the upper levels (George 1973; Karypis and Kumar 1998).
+class Bisection {
+ public:
+  explicit Bisection(const std::vector<std::vector<int>>& adjacency)
+      : adjacency_(adjacency), local_(adjacency.size(), -1) {}
+
+  /// Reorders the bodies [first, last) (at least two) so that the first part comes first, each part
+  /// in the order given; returns the first part's size.
+  std::ptrdiff_t split(std::vector<int>::iterator first, std::vector<int>::iterator last) {
+    const std::vector<int> bodies(first, last);
+    idx_t count = static_cast<idx_t>(bodies.size()), constraints = 1, parts = 2, cut = 0;
+    for (idx_t k = 0; k < count; ++k) local_[bodies[k]] = k;
+    xadj_.assign(1, 0);
+    adjncy_.clear();
+    for (int b : bodies) {
+      for (int n : adjacency_[b])
+        if (local_[n] >= 0) adjncy_.push_back(local_[n]);
+      xadj_.push_back(static_cast<idx_t>(adjncy_.size()));
     }
-    for (int v : visited) level[v] = -1;
-  };
-  std::vector<int> component;
-  for (int b = 0; b < nbodies; ++b) {
-    if (seen[b]) continue;
-    bfs(b, component);
-    bfs(component.back(), component);
-    for (int v : component) seen[v] = 1;
-    order.insert(order.end(), component.begin(), component.end());
+    for (int b : bodies) local_[b] = -1;
+    part_.assign(bodies.size(), 0);
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_SEED] = 1;  // the same tree at every run
+    const int status = METIS_PartGraphRecursive(&count, &constraints, xadj_.data(), adjncy_.data(), nullptr, nullptr,
+                                                nullptr, &parts, nullptr, nullptr, options, &cut, part_.data());
+    if (status != METIS_OK)
+      throw std::runtime_error("dca: METIS could not bisect " + std::to_string(count) + " bodies of the assembly tree (status " +
+                               std::to_string(status) + ")");
+    const std::ptrdiff_t size = std::count(part_.begin(), part_.end(), 0);
+    if (size == 0 || size == count) return count / 2;  // bodies without joints between them: any half
+    for (int p : {0, 1})
+      for (idx_t k = 0; k < count; ++k)
+        if (part_[k] == p) *first++ = bodies[k];
+    return size;
   }
-  return order;
-}
+
+ private:
+  const std::vector<std::vector<int>>& adjacency_;
+  std::vector<idx_t> local_, xadj_, adjncy_, part_;
+};
 
 }  // namespace
 
@@ -245,7 +252,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   }
   const int m = static_cast<int>(rows_.size());
 
-  // Assembly tree: bisection of the Cuthill-McKee order by body count.
+  // Assembly tree: nested dissection of the bodies, each node's into its children's by Bisection.
   std::vector<std::vector<int>> adjacency(nb);
   for (const Constraint& c : constraints_)
     for (int a = 0; a < c.nbodies; ++a)
@@ -255,15 +262,15 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
     std::sort(adj.begin(), adj.end());
     adj.erase(std::unique(adj.begin(), adj.end()), adj.end());
   }
-  const std::vector<int> order = body_order(nb, adjacency);
-  std::vector<int> position(nb);
-  for (int k = 0; k < nb; ++k) position[order[k]] = k;
+  std::vector<int> order(nb);
+  for (int b = 0; b < nb; ++b) order[b] = b;
+  Bisection bisection(adjacency);
   leaf_of_body_.assign(nb, -1);
   nodes_.reserve(2 * nb);
   auto build = [&](auto& self, int lo, int hi) -> int {
     int left = -1, right = -1;
     if (hi - lo > 1) {
-      const int mid = lo + (hi - lo) / 2;
+      const int mid = lo + static_cast<int>(bisection.split(order.begin() + lo, order.begin() + hi));
       left = self(self, lo, mid);
       right = self(self, mid, hi);
     }
@@ -279,6 +286,8 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
     return id;
   };
   if (nb > 0) root_ = build(build, 0, nb);
+  std::vector<int> position(nb);
+  for (int k = 0; k < nb; ++k) position[order[k]] = k;
 
   // Each constraint to the smallest node holding its bodies; handles up to there.
   std::vector<std::vector<char>> handle(nodes_.size());
@@ -440,6 +449,8 @@ Dca::TreeShape Dca::tree_shape() const {
   s.stack_bytes = scratch_.empty() ? 0 : scratch_[0].kc_stack.size() * sizeof(double);
   for (int id = 0; id < s.nodes; ++id) {
     s.max_handles = std::max(s.max_handles, nodes_[id].hc);
+    const double e = 6.0 * nodes_[id].he, c = 6.0 * nodes_[id].hc;
+    s.factor_madds += e * e * e / 3.0 + e * e * c + e * c * c;
     int depth = 0;
     for (int n = id; nodes_[n].parent >= 0; n = nodes_[n].parent) ++depth;
     s.depth = std::max(s.depth, depth);

@@ -29,13 +29,12 @@
 // below ε_a (or 100 ulps of the largest acceleration, if that is larger), or after the maximum
 // count.
 //
-// Divide and conquer (004 §2.2-2.3). The bodies are ordered by Cuthill-McKee on the joint graph (a
-// breadth-first order from a pseudo-peripheral body, so that a contiguous range of it has few
-// joints to the rest: the level width), and the assembly tree bisects that order by body count,
-// down to single bodies. A constraint is eliminated at the smallest node that holds all its bodies;
-// a node's handles are its bodies that constraints eliminated higher up act on (two for a chain,
-// two rungs' for a ladder, a wave front for a net: any number, which generalizes 004's two handles
-// per node and its coupled-loop node of eqs 78-86). Each node holds the equations of motion of its
+// Divide and conquer (004 §2.2-2.3). The assembly tree is a nested dissection of the joint graph:
+// METIS bisects the bodies into two halves of equal count with the fewest joints between them, and
+// each half again, down to single bodies. A constraint is eliminated at the smallest node that
+// holds all its bodies; a node's handles are its bodies that constraints eliminated higher up act
+// on (two for a chain, two rungs' for a ladder, the perimeter of its patch for a net: any number,
+// which generalizes 004's two handles per node and its coupled-loop node of eqs 78-86). Each node holds the equations of motion of its
 // handles with the multipliers inside it eliminated,
 //     K a_H + (boundary rows)ᵀ λ = R,
 // K = M and R = Q at a body (a single body's M may be singular: a slender bar). Assembling two
@@ -160,6 +159,9 @@ class Dca final : public Formulation {
   struct TreeShape {
     int nodes = 0, depth = 0, max_handles = 0, rows = 0;
     std::size_t solve_bytes = 0, kc_bytes = 0, stack_bytes = 0;
+    /// Multiply-adds of one factoring of every node's eliminated handles (e = 6 of them per body,
+    /// c = 6 per kept handle): e³/3 (Cholesky), e²c (X) and ec² (K_C), summed over the nodes.
+    double factor_madds = 0.0;
   };
   TreeShape tree_shape() const;
   int threads() const { return threads_; }
