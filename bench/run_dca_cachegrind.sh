@@ -40,4 +40,4 @@ i, d, l, n = ($i4 - $i1) / 3, ($d4 - $d1) / 3, ($l4 - $l1) / 3, $bodies
 print(f'| $name | {n} | {i / n:.0f} | {d / n:.1f} | {l / n:.1f} | {l * 64 / 1e6:.3g} |')"
 done
 echo
-echo "Command: \`bench/run_dca_cachegrind.sh\`"
+echo "Command: \`${LL_BYTES:+LL_BYTES=$LL_BYTES }bench/run_dca_cachegrind.sh${*:+ $*}\`"
