@@ -189,10 +189,24 @@ double energy_drift(const Mechanism& m, const Trajectory& traj, std::size_t k) {
   return drift;
 }
 
-Trajectory simulate_case(const BenchmarkCase& c, const Model& model, Formulation& f, double tolerance) {
+IntegratorSettings dopri5_at(double tolerance) {
+  IntegratorSettings integrator;
+  integrator.kind = IntegratorKind::dopri5;
+  integrator.rtol = integrator.atol = tolerance;
+  return integrator;
+}
+
+IntegratorSettings fixed_step_integrator(const BenchmarkCase& c, double steps) {
+  IntegratorSettings integrator;
+  integrator.kind = IntegratorKind::rk4;
+  integrator.dt = c.t_end / steps;
+  return integrator;
+}
+
+Trajectory simulate_case(const BenchmarkCase& c, const Model& model, Formulation& f,
+                         const IntegratorSettings& integrator) {
   SimulationSettings s;
-  s.integrator.kind = IntegratorKind::dopri5;
-  s.integrator.rtol = s.integrator.atol = tolerance;
+  s.integrator = integrator;
   s.t_end = c.t_end;
   s.output_dt = c.output_dt;
   Simulator sim(model, f, s);

@@ -75,9 +75,19 @@ double park_parallelogram_energy(const PendulumSample& s);
 /// the exact motion.
 double energy_drift(const Mechanism& m, const Trajectory& traj, std::size_t k);
 
-/// Runs formulation f on the case's model (built from c.mechanism) from its initial state as every
-/// IFToMM table and test does: dopri5 at rtol = atol = tolerance (1e-10 unless a precision sweep
-/// says otherwise), the case's length and output interval.
-Trajectory simulate_case(const BenchmarkCase& c, const Model& model, Formulation& f, double tolerance = 1e-10);
+/// dopri5 at rtol = atol = tolerance: every IFToMM table and test runs the methods so (1e-10 unless
+/// a precision sweep says otherwise).
+IntegratorSettings dopri5_at(double tolerance);
+
+/// The fixed-step integrator of the methods that refuse dopri5 (srm): rk4 with `steps` steps over
+/// the case, 800 000 unless said otherwise. srm's error against the reference falls like h² (its
+/// regularization ε ~ h, two iterates) and is below the bench's 1e-6 m at 800 000 steps on every
+/// case it runs (bench/iftomm_results --srm prints the errors from 100 000 steps on).
+IntegratorSettings fixed_step_integrator(const BenchmarkCase& c, double steps = 8e5);
+
+/// Runs formulation f on the case's model (built from c.mechanism) from its initial state with this
+/// integrator over the case's length and output interval.
+Trajectory simulate_case(const BenchmarkCase& c, const Model& model, Formulation& f,
+                         const IntegratorSettings& integrator = dopri5_at(1e-10));
 
 }  // namespace loopdyn::reference
