@@ -443,6 +443,35 @@ TEST(UrdfMapping, PackageMeshesOfAFileOpenedByItsBareNameFromItsFolder) {
   EXPECT_EQ(info.output.find("error"), std::string::npos) << info.output;
 }
 
+// `convert --out` (save_mechanism) writes an importer's absolute mesh paths relative to the output's
+// folder, from which the reader takes them: the YAML and its meshes can move together.
+TEST(UrdfMapping, ConvertWritesMeshesRelativeToTheOutputFolder) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "loopdyn_test_urdf_relative";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "robot" / "meshes");
+  fs::create_directories(dir / "out");
+  std::ofstream(dir / "robot" / "meshes" / "arm.stl") << "solid arm\nendsolid arm\n";
+  std::ofstream(dir / "robot" / "r.urdf") << robot(R"(<link name="world"/>
+<link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+<visual><geometry><mesh filename="meshes/arm.stl"/></geometry></visual>
+</link>
+<joint name="j" type="continuous"><parent link="world"/><child link="a"/></joint>
+)");
+  const fs::path yaml = dir / "out" / "r.yaml";
+  const CliResult convert = run_cli("convert " + (dir / "robot" / "r.urdf").string() + " --out " + yaml.string());
+  ASSERT_EQ(convert.status, 0) << convert.output;
+  const Mechanism m = load_mechanism(yaml.string());
+  ASSERT_EQ(m.bodies.at(0).visuals.size(), 1u);
+  EXPECT_EQ(m.bodies[0].visuals[0].file, "../robot/meshes/arm.stl");
+  const fs::path moved = dir.string() + "_moved";  // the whole folder elsewhere: the mesh is still found
+  fs::remove_all(moved);
+  fs::rename(dir, moved);
+  const fs::path file = load_mechanism((moved / "out" / "r.yaml").string()).bodies.at(0).visuals.at(0).file;
+  EXPECT_TRUE(fs::exists(moved / "out" / file)) << file;
+  fs::remove_all(moved);
+}
+
 TEST(UrdfMapping, TransmissionsAreIgnoredWithANote) {
   std::vector<std::string> notes;
   parse_urdf(robot("<link name=\"world\"/>\n" + link("a") + joint("j", "continuous", "world", "a") +

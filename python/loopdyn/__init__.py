@@ -11,10 +11,10 @@ import warnings
 from ._loopdyn import (IntegrationError, Method, Model, ModelError, SingularConfigurationError, chain,
                        default_project_tolerance, ladder, method_names, nfourbar, normalized_yaml, spatial_ladder,
                        square_chain, square_net)
-from ._loopdyn import _simulate, _view_csv, _view_table
+from ._loopdyn import _convert, _simulate, _view_csv, _view_table
 
 __all__ = ["IntegrationError", "Mechanism", "Method", "Model", "ModelError", "Result", "SingularConfigurationError",
-           "chain", "ladder", "load", "method", "method_names", "nfourbar", "simulate", "spatial_ladder",
+           "chain", "convert", "ladder", "load", "method", "method_names", "nfourbar", "simulate", "spatial_ladder",
            "square_chain", "square_net", "view"]
 
 
@@ -22,6 +22,13 @@ def load(path):
     """The Model of a model file: YAML, URDF (.urdf) or MJCF (.xml/.mjcf) (docs/model-format.md);
     ModelError names file:line and the problem."""
     return Model.load(str(path))
+
+
+def convert(path, out=None):
+    """Any model file (YAML, URDF, MJCF) as loopdyn's YAML text, checked by building its Model (as
+    `loopdyn convert`); with `out`, also written there, absolute mesh paths (an importer's) made
+    relative to out's folder, from which the reader takes them. An importer's notes are UserWarnings."""
+    return _convert(str(path), None if out is None else str(out))
 
 
 def _plain(value):

@@ -2,6 +2,9 @@
 // builder writes it, so code-built mechanisms get the reader's checks and messages), or by a
 // generator at its benchmark state; its description (`loopdyn info --json`'s keys) as a dict;
 // assembly of the initial state.
+#include <optional>
+#include <string>
+
 #include <pybind11/stl.h>
 
 #include "arrays.hpp"
@@ -146,6 +149,17 @@ void bind_model(py::module_& m) {
                std::to_string(mo.loop_joints.size()) + " loop-closing joints>";
       });
 
+  m.def("_convert", [](const std::string& path, const std::optional<std::string>& out) {
+    // As `loopdyn convert`: checked by building its Model, so that a file that would not load is
+    // not written; the importer's notes as UserWarnings; meshes relative to `out`'s folder.
+    std::vector<std::string> notes;
+    const Mechanism mechanism = load_mechanism(path, &notes);
+    warn(notes);
+    (void)build(mechanism);
+    if (out) save_mechanism(mechanism, *out);
+    return write_mechanism(mechanism);
+  }, py::arg("path"), py::arg("out") = py::none(),
+     "loopdyn.convert's C++ side.");
   m.def("normalized_yaml", [](const std::string& text, const std::string& source) {
     return write_mechanism(parse_mechanism(text, source));
   }, py::arg("text"), py::arg("source") = "<text>", "Model-file text as loopdyn writes it (loopdyn generate).");

@@ -753,7 +753,15 @@ Mechanism load_mechanism(const std::string& path, std::vector<std::string>* note
 std::string write_mechanism(const Mechanism& m) { return Writer().write(m); }
 
 void save_mechanism(const Mechanism& m, const std::string& path) {
-  const std::string text = write_mechanism(m);
+  Mechanism relative = m;
+  const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+  for (BodySpec& b : relative.bodies)
+    for (VisualSpec& v : b.visuals)
+      if (v.shape == VisualSpec::Shape::mesh && std::filesystem::path(v.file).is_absolute()) {
+        const std::filesystem::path p = std::filesystem::path(v.file).lexically_relative(folder);
+        if (!p.empty()) v.file = p.generic_string();  // empty: another root (kept absolute)
+      }
+  const std::string text = write_mechanism(relative);
   std::ofstream out(path, std::ios::binary);
   out << text;
   out.close();

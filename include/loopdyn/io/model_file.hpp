@@ -23,7 +23,10 @@ Mechanism parse_mechanism(const std::string& text, const std::string& source);
 /// round-trip form, rotations as roll-pitch-yaw, keys at their default value left out (`where` is
 /// not written). Throws ModelError when the mechanism has C++ force callbacks (a file cannot hold them).
 std::string write_mechanism(const Mechanism& m);
-/// Writes write_mechanism(m) to `path`. Throws ModelError naming the path when it cannot be written.
+/// Writes write_mechanism(m) to `path`, with every absolute mesh file (an importer's: URDF and MJCF
+/// meshes are kept absolute) written relative to the folder of `path`, from which the reader takes
+/// it: the file and its meshes can move together. Throws ModelError naming the path when it cannot
+/// be written.
 void save_mechanism(const Mechanism& m, const std::string& path);
 
 }  // namespace loopdyn
