@@ -83,7 +83,7 @@ const std::vector<MethodInfo>& methods() {
       {"srm", "sequential regularization: S penalty iterates, loops as body wrenches, fixed-step rk2/rk4",
        "003 §3", "O(n + m) × S", C::joint, true, nullptr, &make<Srm>, true},
       {"dca", "divide and conquer over an assembly tree, augmented Lagrangian, mass-orthogonal projections, parallel",
-       "004 §2-3", "O(k n), O(k log n) parallel", C::absolute, true, nullptr, &make<Dca>},
+       "004 §2-3", "O(k n), O(k log n) parallel; nets O(k n^1.5)", C::absolute, true, nullptr, &make<Dca>},
   };
   return table;
 }
