@@ -42,8 +42,8 @@ constexpr double kRobustBudget = 5e7;
 // independent rows, solves Newton steps and projects onto the null space of G (the structural
 // redundancy check, structural_reduction). Gᵀ has the active speeds as rows (those some row
 // acts on: every other speed is a null direction of G) and one column per constraint row, with an
-// entry for every speed the row acts on, zero or not, so that its pattern, and the fill-reducing
-// column ordering computed from it, are those of every configuration.
+// entry for every speed the row acts on, zero or not; the QR takes the columns longer than its
+// pivot threshold (factor), and the fill-reducing ordering is computed from their pattern.
 //
 // The QR (Eigen::SparseQR, COLAMD ordering) is left-looking: it takes the columns of Gᵀ (rows of
 // G) one by one in that order and keeps a column when its part outside the span of the columns
@@ -72,7 +72,6 @@ class RowRank {
       for (int speed : support_[r]) entries.emplace_back(active_of[speed], static_cast<int>(r), 1.0);
     Gt_.resize(static_cast<Eigen::Index>(active_.size()), static_cast<Eigen::Index>(rows.size()));
     Gt_.setFromTriplets(entries.begin(), entries.end());  // compressed, ascending rows per column
-    if (!active_.empty()) qr_.analyzePattern(Gt_);
     const double n = static_cast<double>(active_.size()), m = static_cast<double>(rows.size());
     dense_ = n * m * std::min(n, m) <= kDenseBudget;
   }
@@ -105,10 +104,32 @@ class RowRank {
       }
     }
     threshold_ = 1e-10 * std::max(1.0, Gt_.coeffs().cwiseAbs().maxCoeff());
+    // Rows of G shorter than the pivot threshold are dependent whatever the others (the part of a
+    // column outside any span is no longer than the column), so they stay out of the QR: there
+    // every zero pivot recomputes the column elimination tree, O(entries) each, which made the
+    // out-of-plane rows of planar loops (three of a revolute joint's five, zero everywhere) cost
+    // quadratic time in the loops. The pattern, and its ordering, are then those of the rows kept.
+    columns_.clear();
+    for (Eigen::Index c = 0; c < Gt_.cols(); ++c)
+      if (Gt_.col(c).norm() >= threshold_) columns_.push_back(static_cast<int>(c));
+    if (columns_.empty()) return;
+    long entries = 0;
+    for (int c : columns_) entries += Gt_.outerIndexPtr()[c + 1] - Gt_.outerIndexPtr()[c];
+    Gq_.resize(Gt_.rows(), static_cast<Eigen::Index>(columns_.size()));
+    Gq_.reserve(entries);
+    for (std::size_t k = 0; k < columns_.size(); ++k) {
+      Gq_.startVec(static_cast<Eigen::Index>(k));
+      for (SparseMat::InnerIterator it(Gt_, columns_[k]); it; ++it) Gq_.insertBack(it.row(), static_cast<Eigen::Index>(k)) = it.value();
+    }
+    Gq_.finalize();
     qr_.setPivotThreshold(threshold_);
-    qr_.factorize(Gt_);
+    qr_.analyzePattern(Gq_);
+    qr_.factorize(Gq_);
     rank_ = static_cast<int>(qr_.rank());
   }
+
+  // Row of G of the QR's j-th column (after its column permutation).
+  int qr_row(int j) const { return columns_[qr_.colsPermutation().indices()(j)]; }
 
   int rank() const { return rank_; }
 
@@ -127,8 +148,8 @@ class RowRank {
   // same pivot threshold (its rank then counts, when it differs); else the sparse QR's kept rows.
   std::vector<int> independent_rows() const {
     if (!dense_ || active_.empty()) {
-      const int* p = qr_.colsPermutation().indices().data();
-      std::vector<int> kept(p, p + rank_);
+      std::vector<int> kept;
+      for (int j = 0; j < rank_; ++j) kept.push_back(qr_row(j));
       std::sort(kept.begin(), kept.end());
       return kept;
     }
@@ -206,6 +227,7 @@ class RowRank {
     if (active_.empty()) return VecX::Zero(model_.nv);
     VecX compact(static_cast<Eigen::Index>(active_.size()));
     for (std::size_t k = 0; k < active_.size(); ++k) compact(static_cast<Eigen::Index>(k)) = z(active_[k]);
+    if (rank_ == 0) return on_active(compact);  // G ≈ 0: no QR was made
     VecX y = qr_.matrixQ().transpose() * compact;
     y.head(rank_).setZero();
     return on_active(qr_.matrixQ() * y);
@@ -216,10 +238,9 @@ class RowRank {
   VecX newton_step(const VecX& phi) const {
     VecX du = VecX::Zero(model_.nv);
     if (rank_ == 0) return du;
-    const auto& kept = qr_.colsPermutation().indices();
     VecX z = VecX::Zero(static_cast<Eigen::Index>(active_.size()));
     for (int j = 0; j < rank_; ++j) {
-      double sum = -phi(kept(j)), diagonal = 0.0;
+      double sum = -phi(qr_row(j)), diagonal = 0.0;
       for (SparseMat::InnerIterator it(qr_.matrixR(), j); it; ++it) {
         if (it.row() < j) sum -= it.value() * z(it.row());
         else if (it.row() == j) diagonal = it.value();
@@ -236,6 +257,7 @@ class RowRank {
     VecX z(static_cast<Eigen::Index>(active_.size()));
     for (Eigen::Index k = 0; k < z.size(); ++k) z(k) = dist(rng);
     if (active_.empty()) return VecX::Zero(model_.nv);
+    if (rank_ == 0) return on_active(z);  // G ≈ 0: no QR was made
     VecX y = qr_.matrixQ().transpose() * z;
     y.head(rank_).setZero();
     return on_active(qr_.matrixQ() * y);
@@ -292,6 +314,8 @@ class RowRank {
   std::vector<std::vector<int>> support_;  // speeds of each row (row_speeds)
   std::vector<int> active_;                // speeds some row acts on, ascending
   SparseMat Gt_;                           // Gᵀ on the active speeds
+  std::vector<int> columns_;               // its columns (rows of G) in the QR, ascending
+  SparseMat Gq_;                           // those columns of Gt_, factored by qr_
   Eigen::SparseQR<SparseMat, Eigen::COLAMDOrdering<int>> qr_;
   int rank_ = 0;
   double threshold_ = 0.0;  // pivot threshold of the last factorization
