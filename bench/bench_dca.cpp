@@ -11,16 +11,16 @@
 //   ladder-comb  ladder_mechanism(L, comb), state ladder_state: L = 6, 11, 22, 43, 86, 171, 342, 683,
 //                1366, i.e. 18, 33, 66, 129, 258, 513, 1026, 2049, 4098 bodies (~16·2^k);
 //   square-net   square_net_mechanism(R, R, 0.5) at its q0, u0 (at rest, loops closed), R = 3, 4, 6,
-//                8, 11, 16, 22, 32: 24, 40, 84, 144, 264, 544, 1012, 2112 bars. Not R = 45 (4140 bars):
-//                Model::build takes 80-100 s (bench_square_nets.cpp; its loop analysis is dense over
-//                the one aggregated body).
+//                8, 11, 16, 22, 32, 45: 24, 40, 84, 144, 264, 544, 1012, 2112, 4140 bars (Model::build
+//                of the last takes tens of seconds: the sparse QR of the loop rows).
 //   Models are built on first use (Case::get), once per process, untimed.
 //
 // Methods and names (`<method>/<case>/<size>`; Google Benchmark appends `/real_time`, every
 // benchmark here measures wall-clock time, UseRealTime(), so that the threaded runs compare):
 //   dca/<case>/<size>/threads:T             T = 1, 2 (FormulationSettings::threads = T);
 //   dca-projection/<case>/<size>/threads:1  one Dca::project(x) (positions, then velocities, 004 §3);
-//   embedding, srm                          every size (below ~1 s per call; max_bodies);
+//   embedding, srm                          every size (max_bodies; embedding on the 4140-bar net:
+//                                           seconds per call, O(n³) over its one aggregated body);
 //   lagrange-dense                          up to ~1024 bodies (<= 1100): O(n³);
 //   tree                                    chain only (every size): the exact reference of the
 //                                           chain's check (run_dca.sh), and dca's O(n) floor.
@@ -116,8 +116,8 @@ struct Case {
 };
 
 // Largest number of bodies at which a method is registered: lagrange-dense up to ~1024 bodies
-// (O(n³)); embedding and srm at every size here, their calls stay below ~1 s (the slowest,
-// embedding on the 2112-bar net, O(n³) over its one aggregated body: see run_dca.sh's table).
+// (O(n³)); embedding and srm at every size here (the slowest call, embedding on the 4140-bar net,
+// O(n³) over its one aggregated body, takes seconds: see run_dca.sh's table).
 int max_bodies(const std::string& method) { return method == "lagrange-dense" ? kDenseMaxBodies : 1 << 30; }
 
 struct Run {
@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
   static std::deque<Run> runs;
   for (int n = 16; n <= 4096; n *= 2) cases.emplace_back("chain", n, n);
   for (int l : {6, 11, 22, 43, 86, 171, 342, 683, 1366}) cases.emplace_back("ladder-comb", l, 3 * l);
-  for (int r : {3, 4, 6, 8, 11, 16, 22, 32}) cases.emplace_back("square-net", r, 2 * r * r + 2 * r);
+  for (int r : {3, 4, 6, 8, 11, 16, 22, 32, 45}) cases.emplace_back("square-net", r, 2 * r * r + 2 * r);
 
   const auto add = [](const std::string& name, Run& run) {
     benchmark::RegisterBenchmark(name.c_str(), bench_run, &run)

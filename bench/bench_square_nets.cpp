@@ -59,9 +59,9 @@ struct Case {
   std::string name;  // "square-chain" or "square-net"
   int squares;       // chain: K; net: R = C
   int bars;          // 3K + 1 or 2RC + R + C
-  // Built on first use (Case::get), once per process: Model::build of the 4096-bar chain and of the
-  // 4140-bar net takes 80-100 s each (O(n³): its loop analysis is dense over the single aggregated
-  // body), so only the cases of the benchmarks that run are built.
+  // Built on first use (Case::get), once per process: Model::build of the 4140-bar net takes tens of
+  // seconds (the sparse QR of its loop rows, which act on long tree paths), so only the cases of the
+  // benchmarks that run are built.
   std::unique_ptr<Model> model, open;  // open: the same bars and tree joints without the loop-closing joints
   int m = 0;                           // kept constraint rows
 

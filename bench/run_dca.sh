@@ -17,9 +17,8 @@
 # Printed:
 #  1. per case (chain-N, ladder-comb, square net) a table: rows n (bodies), columns dca at 1 and 2
 #     threads, their speed-up T1/T2, dca-projection (1 thread), embedding, srm, lagrange-dense (up to
-#     about 1024 bodies: O(n³)), tree (the chain only), and the untimed Model::build time of the case. The net stops at
-#     R = 32 (2112 bars): 4140 bars take 80-100 s in Model::build (bench_dca.cpp).
-#     embedding and srm run at every size (each call below ~1 s);
+#     about 1024 bodies: O(n³)), tree (the chain only), and the untimed Model::build time of the case.
+#     embedding and srm run at every size (embedding on the 4140-bar net: seconds per call);
 #  2. per case the least-squares log-log exponent of time against n over n >= 64 (and over the last
 #     size step) of every column, of the median and of the best times, the target p <= 1.1 for dca
 #     at one thread beside it, then the speed-up T1/T2 >= 1.6 target from n >= 256, of the medians
