@@ -412,12 +412,16 @@ int write_generated(const Mechanism& m, const std::string& out) {
   return 0;
 }
 
-// `convert`: any model file the reader takes, checked by building its Model (so that a file that
-// would not load is not written), as loopdyn's YAML.
+// `convert`: any model file the reader takes, checked, as loopdyn's YAML (io/model_file.hpp).
 int convert(const std::string& path, const std::string& out) {
-  const Mechanism m = load_model(path);
-  (void)Model::build(m);
-  return write_generated(m, out);
+  std::vector<std::string> notes;
+  const std::string text = convert_model_file(path, out, &notes);
+  for (const std::string& n : notes) std::fprintf(stderr, "loopdyn: note: %s\n", n.c_str());
+  if (out.empty())
+    std::cout << text;
+  else
+    std::printf("wrote       %s\n", out.c_str());
+  return 0;
 }
 
 // Writes generated mechanism m starting at state(model) (anything with q and u in the coordinates

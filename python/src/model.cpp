@@ -150,14 +150,10 @@ void bind_model(py::module_& m) {
       });
 
   m.def("_convert", [](const std::string& path, const std::optional<std::string>& out) {
-    // As `loopdyn convert`: checked by building its Model, so that a file that would not load is
-    // not written; the importer's notes as UserWarnings; meshes relative to `out`'s folder.
     std::vector<std::string> notes;
-    const Mechanism mechanism = load_mechanism(path, &notes);
+    std::string text = convert_model_file(path, out.value_or(""), &notes);
     warn(notes);
-    (void)build(mechanism);
-    if (out) save_mechanism(mechanism, *out);
-    return write_mechanism(mechanism);
+    return text;
   }, py::arg("path"), py::arg("out") = py::none(),
      "loopdyn.convert's C++ side.");
   m.def("normalized_yaml", [](const std::string& text, const std::string& source) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <stdexcept>
 #include <thread>
 
@@ -263,7 +264,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
     adj.erase(std::unique(adj.begin(), adj.end()), adj.end());
   }
   std::vector<int> order(nb);
-  for (int b = 0; b < nb; ++b) order[b] = b;
+  std::iota(order.begin(), order.end(), 0);
   Bisection bisection(adjacency);
   leaf_of_body_.assign(nb, -1);
   nodes_.reserve(2 * nb);

@@ -27,6 +27,7 @@
 
 #include "loopdyn/io/mjcf.hpp"
 #include "loopdyn/joints.hpp"
+#include "loopdyn/model.hpp"
 
 namespace loopdyn {
 
@@ -766,6 +767,13 @@ void save_mechanism(const Mechanism& m, const std::string& path) {
   out << text;
   out.close();
   if (!out) throw ModelError("cannot write model file '" + path + "'");
+}
+
+std::string convert_model_file(const std::string& path, const std::string& out, std::vector<std::string>* notes) {
+  const Mechanism m = load_mechanism(path, notes);
+  (void)Model::build(m);
+  if (!out.empty()) save_mechanism(m, out);
+  return write_mechanism(m);
 }
 
 }  // namespace loopdyn

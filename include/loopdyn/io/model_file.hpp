@@ -29,4 +29,11 @@ std::string write_mechanism(const Mechanism& m);
 /// be written.
 void save_mechanism(const Mechanism& m, const std::string& path);
 
+/// `loopdyn convert` and Python's loopdyn.convert: loads any model file load_mechanism reads,
+/// checks it by building its Model (so that a file that would not load is never written; throws
+/// as Model::build does), writes it with save_mechanism when `out` is not empty, and returns
+/// write_mechanism's text of it. `notes` as load_mechanism's.
+std::string convert_model_file(const std::string& path, const std::string& out,
+                               std::vector<std::string>* notes = nullptr);
+
 }  // namespace loopdyn
