@@ -19,6 +19,15 @@
 // benchmark here measures wall-clock time, UseRealTime(), so that the threaded runs compare):
 //   dca/<case>/<size>/threads:T             T = 1, 2 (FormulationSettings::threads = T);
 //   dca-projection/<case>/<size>/threads:1  one Dca::project(x) (positions, then velocities, 004 §3);
+//   dca-paired/<case>/<size>                from 256 bodies: one call at 1 thread and one at 2 threads
+//                                           (two Dca, one per thread count), back to back, their
+//                                           order alternating; counters `t1_us`, `t2_us` (each
+//                                           call's own wall time, mean over the repetition) and
+//                                           `speedup` = their ratio: the two thread counts timed
+//                                           within the same milliseconds, so that a change of the
+//                                           host's load or of its placement of the two virtual
+//                                           cores, which moves the separate dca/…/threads:T
+//                                           benchmarks by up to 30 % between runs, falls on both;
 //   embedding, srm                          every size (max_bodies; embedding on the 4140-bar net:
 //                                           seconds per call, O(n³) over its one aggregated body);
 //   lagrange-dense                          up to ~1024 bodies (<= 1100): O(n³);
@@ -79,6 +88,7 @@ using namespace loopdyn;
 constexpr double kStep = 1e-3;         // srm's h (start), s
 constexpr double kNetTilt = 0.5;       // rad, the CLI's default
 constexpr int kDenseMaxBodies = 1100;  // lagrange-dense: up to ~1024 bodies
+constexpr int kPairedMinBodies = 256;  // dca-paired: where the 2-thread target starts
 
 struct Case {
   Case(std::string name_, int size_, int bodies_) : name(std::move(name_)), size(size_), bodies(bodies_) {}
@@ -120,23 +130,27 @@ struct Case {
 // O(n³) over its one aggregated body, takes seconds: see run_dca.sh's table).
 int max_bodies(const std::string& method) { return method == "lagrange-dense" ? kDenseMaxBodies : 1 << 30; }
 
+enum class Mode { derivative, projection, paired };
+
 struct Run {
-  Run(std::string method_, int threads_, bool projection_, Case* c_)
-      : method(std::move(method_)), threads(threads_), projection(projection_), c(c_) {}
+  Run(std::string method_, int threads_, Mode mode_, Case* c_)
+      : method(std::move(method_)), threads(threads_), mode(mode_), c(c_) {}
   std::string method;
   int threads;
-  bool projection;  // time Dca::project instead of derivative
+  Mode mode;  // projection: time Dca::project; paired: derivative at 1 and at 2 threads, alternating
   Case* c;
   std::unique_ptr<Formulation> formulation;
+  std::unique_ptr<Formulation> two_threads;  // paired: the second dca, FormulationSettings::threads = 2
   Dca* dca = nullptr;
   std::string error;
   VecX x0, x, dx, udot;
   double check = 0.0;
 
-  // The formulation is freed once the next benchmark starts (release), so that one formulation at
-  // a time is alive, as in a simulation.
+  // The formulations are freed once the next benchmark starts (release), so that one benchmark's
+  // are alive at a time, as in a simulation.
   void release() {
     formulation.reset();
+    two_threads.reset();
     dca = nullptr;
   }
 
@@ -175,7 +189,12 @@ struct Run {
       }
       x = x0;
       formulation->derivative(0.0, x, dx);
-      if (projection) dca->project(x);
+      if (mode == Mode::projection) dca->project(x);
+      if (mode == Mode::paired) {
+        settings.threads = 2;
+        two_threads = make_formulation(method, model, settings);
+        two_threads->derivative(0.0, x, dx);
+      }
       x = x0;
     } catch (const std::exception& e) {
       error = e.what();
@@ -207,7 +226,26 @@ void bench_run(benchmark::State& st, Run* run) {
   }
   const double machine0 = machine_cpu_seconds(), own0 = own_cpu_seconds();
   const auto wall0 = std::chrono::steady_clock::now();
-  if (run->projection) {
+  if (run->mode == Mode::paired) {
+    using Clock = std::chrono::steady_clock;
+    double seconds[2] = {0.0, 0.0};
+    Formulation* f[2] = {run->formulation.get(), run->two_threads.get()};
+    int first = 0;
+    for (auto _ : st) {
+      for (int k : {first, 1 - first}) {
+        const auto t0 = Clock::now();
+        f[k]->derivative(0.0, run->x, run->dx);
+        benchmark::DoNotOptimize(run->dx.data());
+        benchmark::ClobberMemory();
+        seconds[k] += std::chrono::duration<double>(Clock::now() - t0).count();
+      }
+      first = 1 - first;
+    }
+    const double calls = static_cast<double>(st.iterations());
+    st.counters["t1_us"] = 1e6 * seconds[0] / calls;
+    st.counters["t2_us"] = 1e6 * seconds[1] / calls;
+    st.counters["speedup"] = seconds[0] / seconds[1];
+  } else if (run->mode == Mode::projection) {
     for (auto _ : st) {
       run->x = run->x0;
       run->dca->project(run->x);
@@ -235,9 +273,11 @@ void bench_run(benchmark::State& st, Run* run) {
     st.counters["rows"] = shape.rows;
     st.counters["solve_MB"] = shape.solve_bytes / 1e6;
     st.counters["kc_MB"] = shape.kc_bytes / 1e6;
+    st.counters["factor_Mmadds"] = shape.factor_madds / 1e6;
+    st.counters["critical_Mmadds"] = shape.critical_madds / 1e6;
     const Dca::Diagnostics& d = run->dca->diagnostics();
     st.counters["acc_it"] = d.acceleration_iterations;
-    if (run->projection) {
+    if (run->mode == Mode::projection) {
       st.counters["pos_it"] = d.position_iterations;
       st.counters["vel_it"] = d.velocity_iterations;
     }
@@ -262,14 +302,18 @@ int main(int argc, char** argv) {
   };
   for (Case& c : cases) {
     for (int t : {1, 2}) {
-      runs.emplace_back("dca", t, false, &c);
+      runs.emplace_back("dca", t, Mode::derivative, &c);
       add("dca/" + c.label() + "/threads:" + std::to_string(t), runs.back());
     }
-    runs.emplace_back("dca", 1, true, &c);
+    if (c.bodies >= kPairedMinBodies) {
+      runs.emplace_back("dca", 1, Mode::paired, &c);
+      add("dca-paired/" + c.label(), runs.back());
+    }
+    runs.emplace_back("dca", 1, Mode::projection, &c);
     add("dca-projection/" + c.label() + "/threads:1", runs.back());
     for (const std::string method : {"embedding", "srm", "lagrange-dense", "tree"}) {
       if (c.bodies > max_bodies(method) || (method == "tree" && c.name != "chain")) continue;
-      runs.emplace_back(method, 1, false, &c);
+      runs.emplace_back(method, 1, Mode::derivative, &c);
       add(method + "/" + c.label(), runs.back());
     }
   }

@@ -22,7 +22,9 @@
 #  2. per case the least-squares log-log exponent of time against n over n >= 64 (and over the last
 #     size step) of every column, of the median and of the best times, the target p <= 1.1 for dca
 #     at one thread beside it, then the speed-up T1/T2 >= 1.6 target from n >= 256, of the medians
-#     and of the best times; misses are marked **no** (they do not fail the script);
+#     and of the best times, and the median of the paired speed-ups (dca-paired: a 1-thread and a
+#     2-thread call back to back, alternating, over every repetition, so that both see the same
+#     state of the shared host); misses are marked **no** (they do not fail the script);
 #  3. a PROJECTION (a model, not a measurement) to 16 and 64 cores at the largest sizes of each case:
 #         T_p = T1/p + c_top · log2(p),   c_top = max(T2 − T1/2, 0)
 #     (c_top: the serial part seen at 2 threads, taken as the cost of the top-level node work, paid
@@ -31,7 +33,9 @@
 #     the 2n − 1 nodes of the assembly tree (all nodes equal: exact in shape for chains and ladders,
 #     whose nodes all have 2 or 4 handles; an underestimate on nets, whose top nodes are the largest);
 #     D = ceil(log2 n) is the tree depth of a bisection down to single bodies (the measured depth
-#     counter beside it); then what would stop O(k log n) scaling;
+#     counter beside it), and the bound of the tree's critical path, T1 · max(1/p, CP/W), with W
+#     and CP the multiply-adds of the whole factoring and of its critical path (Dca::TreeShape);
+#     then what would stop O(k log n) scaling;
 #  4. the check values, the machine line and the exact command.
 # Also writes log-log plots to build-bench/dca_<case>_scaling.svg (every method, one case) and
 # build-bench/dca_scaling.svg (dca at 1 and 2 threads, the three cases; docs/dca-scaling.svg is a copy).
@@ -89,7 +93,7 @@ reps = sorted({int(b["repetitions"]) for b in data["benchmarks"] if "repetitions
 repetitions = "/".join(map(str, reps)) if reps else sys.argv[2]
 
 # times[(column, case, n)] = median real µs per call; checks likewise; extra[(case, n)] = counters
-times, best, checks, extra, failed, others = {}, {}, {}, {}, [], {}
+times, best, checks, extra, failed, others, paired = {}, {}, {}, {}, [], {}, {}
 for name in order:
     parts = name.split("/")
     if parts[-1] == "real_time":
@@ -109,10 +113,13 @@ for name in order:
         # median over the repetitions: a 2-thread time is only meaningful with the second core free
         others[key] = med.get("others", 0.0)
     checks[key] = med["check"]
+    if column == "dca-paired":
+        paired[(case, n)] = (med["speedup"], med.get("others", 0.0))
     e = extra.setdefault((case, n), {"size": parts[2]})
     e["build_s"] = med["build_s"]
     if column == "dca:1":
         e.update(depth=int(med["depth"]), handles=int(med["handles"]), rows=int(med["rows"]),
+                 work=med["factor_Mmadds"], critical=med["critical_Mmadds"],
                  acc_it=int(med["acc_it"]), solve_mb=med["solve_MB"], kc_mb=med["kc_MB"])
     if column == "dca-projection:1":
         e.update(pos_it=int(med["pos_it"]), vel_it=int(med["vel_it"]))
@@ -229,8 +236,9 @@ for line in markdown_table([("case", False), ("method", False), ("p, fit", True)
     print(line)
 print()
 
-print(f"dca speed-up on 2 threads, T1/T2 (real time) of the medians and of the best times, target >= {TARGET_SPEEDUP} "
-      f"from n >= {SPEEDUP_FROM}:")
+print(f"dca speed-up on 2 threads, T1/T2 (real time) of the medians and of the best times of the separate "
+      f"benchmarks, and the median of the paired ratios (dca-paired: one call at each thread count back to back, "
+      f"alternating, every repetition), target >= {TARGET_SPEEDUP} from n >= {SPEEDUP_FROM}:")
 print()
 sp_rows = []
 for case, _ in CASES:
@@ -239,14 +247,17 @@ for case, _ in CASES:
         if s is None or n < SPEEDUP_FROM:
             continue
         sb = speedup(case, n, best)
+        sp = paired.get((case, n), (None, 0.0))[0]
         sp_rows.append([case, n, fmt(times[("dca:1", case, n)]), fmt(times[("dca:2", case, n)]), f"{s:.2f}",
                         fmt(best[("dca:1", case, n)]), fmt(best[("dca:2", case, n)]), f"{sb:.2f}",
-                        f">= {TARGET_SPEEDUP}", "/".join("yes" if v >= TARGET_SPEEDUP else "**no**" for v in (s, sb)) +
+                        f"{sp:.2f}" if sp else "—", f">= {TARGET_SPEEDUP}",
+                        "/".join("—" if v is None else "yes" if v >= TARGET_SPEEDUP else "**no**" for v in (s, sb, sp)) +
                         (" (c)" if contended(case, n) else ""),
                         f"{others[('dca:2', case, n)]:.2f}" if ("dca:2", case, n) in others else "—"])
 for line in markdown_table([("case", False), ("n", True), ("T1 µs", True), ("T2 µs", True), ("T1/T2", True),
                             ("best T1 µs", True), ("best T2 µs", True), ("best T1/T2", True),
-                            ("target", False), ("met (median/best)", False), ("others (cores)", True)], sp_rows):
+                            ("paired T1/T2", True), ("target", False), ("met (median/best/paired)", False),
+                            ("others (cores)", True)], sp_rows):
     print(line)
 print()
 
@@ -261,7 +272,11 @@ print("T1, T2: the measured median real times at 1 and 2 threads. c_top is the s
       "that have fewer subtrees than cores. 'ideal' uses instead c_top = T1/(2n − 1), the mean cost of one of the "
       "2n − 1 nodes of the tree (every node equal: the shape of a chain's or ladder's tree, whose nodes all have 2 or "
       "4 handles; on a net the top nodes are the largest, so there it is a lower bound). D = ceil(log2 n) is the "
-      "depth of a bisection down to single bodies; 'depth' is that of dca's assembly tree (Dca::tree_shape).")
+      "depth of a bisection down to single bodies; 'depth' is that of dca's assembly tree (Dca::tree_shape). "
+      "CP/W: the multiply-adds on the critical path of the parallel factoring over those of the whole factoring "
+      "(Dca::TreeShape, counted, not timed); no schedule on p cores does better than T1 · max(1/p, CP/W), "
+      "the 'bound' columns (for the factoring; the solves' sweeps follow the same tree with a node's work like "
+      "its handles² rather than handles³: the same share on chains and ladders, a smaller one on nets).")
 print()
 pr_rows = []
 for case, _ in CASES:
@@ -273,12 +288,16 @@ for case, _ in CASES:
         proj = [t1 / p + c_top * math.log2(p) for p in PROJECT_TO]
         ideal = [t1 / p + c_ideal * math.log2(p) for p in PROJECT_TO]
         e = extra[(case, n)]
+        share = e["critical"] / e["work"] if e["work"] > 0 else 1.0
+        bound = [t1 * max(1.0 / p, share) for p in PROJECT_TO]
         pr_rows.append([case, n, math.ceil(math.log2(n)), e["depth"], e["handles"], fmt(t1), fmt(t2), fmt(c_top),
-                        *[fmt(v) for v in proj], *[fmt(v) for v in ideal]])
+                        *[fmt(v) for v in proj], *[fmt(v) for v in ideal], f"{share:.3f}",
+                        *[fmt(v) for v in bound]])
 for line in markdown_table([("case", False), ("n", True), ("D", True), ("depth", True), ("max handles", True),
                             ("T1 µs (measured)", True), ("T2 µs (measured)", True), ("c_top µs", True),
                             *[(f"T{p} µs (projected)", True) for p in PROJECT_TO],
-                            *[(f"T{p} µs (ideal, projected)", True) for p in PROJECT_TO]], pr_rows):
+                            *[(f"T{p} µs (ideal, projected)", True) for p in PROJECT_TO], ("CP/W", True),
+                            *[(f"T{p} µs (bound)", True) for p in PROJECT_TO]], pr_rows):
     print(line)
 print()
 net = [n for n in sizes_of("square-net") if "handles" in extra[("square-net", n)]]
@@ -287,6 +306,13 @@ if len(net) >= 2:
     h0, h1 = extra[("square-net", net[0])]["handles"], extra[("square-net", net[-1])]["handles"]
     net_text = (f" (measured here: {h0} handles at {net[0]} bars, {h1} at {net[-1]}; handle-count exponent "
                 f"{slope([(net[0], h0), (net[-1], h1)]):.2f})")
+cp_text = ""
+if net and "critical" in extra[("square-net", net[-1])]:
+    big = [n for n in net if n >= SPEEDUP_FROM]
+    shares = [extra[("square-net", n)]["critical"] / extra[("square-net", n)]["work"] for n in big]
+    cp_text = (f" (CP/W, counted: {min(shares):.2f} to {max(shares):.2f} over {big[0]}..{big[-1]} bars: no "
+               f"number of cores makes the factoring more than about {1 / max(shares):.0f} times faster than one "
+               "there)")
 iters = sorted({e["acc_it"] for e in extra.values() if "acc_it" in e})
 print("What would stop the O(k log n) parallel scaling (k: iterations of the multipliers per call):")
 print()
@@ -300,7 +326,9 @@ print("- Memory bandwidth: a node's work is a few small dense products; with all
 print("- Nets: the handles of the top nodes grow like sqrt(n) (the cuts of the nested dissection)" + net_text +
       ", so a node's dense Schur complement costs like handles³ and the root's like n^1.5, as the whole "
       "factoring does: the nodes from a subtree's root to the tree's root are a fixed share of the work at "
-      "every n, and they run one after the other: the critical path is O(n^1.5) rather than O(log n).")
+      "every n, and they run one after the other: the critical path is O(n^1.5) rather than O(log n)" +
+      cp_text + ". Splitting the work of those nodes among the cores (blocked dense factoring) would lower "
+      "it; at 2 threads CP/W < 1/2 already, and the same split, tried, did not change the 2-thread times.")
 print(f"- The iteration count k: every call repeats the solve (vectors only) k times (measured acc_it: "
       f"{', '.join(map(str, iters))}; the maximum is FormulationSettings::dca_max_iterations), and each "
       "iteration is a full up-and-down sweep with its own synchronisation at every level.")

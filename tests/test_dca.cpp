@@ -153,6 +153,24 @@ TEST(Dca, NetsAreCutByNestedDissection) {
   EXPECT_LT(std::log(madds[1] / madds[0]) / std::log(n[1] / n[0]), 1.9);
 }
 
+// TreeShape::critical_madds, the bound of the parallel projection (bench/run_dca.sh). Below
+// kParallelGrain bodies one task runs the whole tree, so the path is all of the work. Above it, on a
+// chain (2 handles per node, so every node's own work is bounded by a constant), the path is one
+// subtree below the grain plus one node per level: it grows by a constant per doubling of n while
+// the work doubles. From 256 to 4096 bodies (4 more levels) the work grows 16-fold and the path by
+// 24 % (counted: 0.0670 to 0.0831 million); a path that summed a whole level, or the whole tree,
+// would grow by at least the work's factor.
+TEST(Dca, CriticalPathOfTheFactoringGrowsWithTheDepthOnChains) {
+  const Dca::TreeShape small = Dca(Model::build(chain_mechanism(Dca::kParallelGrain / 2)), {}).tree_shape();
+  EXPECT_EQ(small.critical_madds, small.factor_madds);
+  const Dca::TreeShape a = Dca(Model::build(chain_mechanism(256)), {}).tree_shape();
+  const Dca::TreeShape b = Dca(Model::build(chain_mechanism(4096)), {}).tree_shape();
+  EXPECT_GT(b.factor_madds / a.factor_madds, 15.0);
+  EXPECT_GT(b.critical_madds, a.critical_madds);
+  EXPECT_LT(b.critical_madds / a.critical_madds, 1.5);
+  EXPECT_LT(b.critical_madds, b.factor_madds / 50.0);
+}
+
 // K_C, read once by the parent's factoring, is kept per node only below the nodes whose children
 // may run as two tasks (from Dca::kParallelGrain bodies); the rest share a per-thread stack whose
 // size is set by a subtree below the grain, whatever n. On a chain a K_C is at most 12 x 12 (two

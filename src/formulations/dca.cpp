@@ -448,14 +448,25 @@ Dca::TreeShape Dca::tree_shape() const {
   s.solve_bytes = tree_.size() * sizeof(double) + index_.size() * sizeof(int);
   s.kc_bytes = kc_.size() * sizeof(double);
   s.stack_bytes = scratch_.empty() ? 0 : scratch_[0].kc_stack.size() * sizeof(double);
+  // Children before parents (ids in post order): work[id] = the subtree's multiply-adds,
+  // path[id] = its critical path.
+  std::vector<double> work(nodes_.size()), path(nodes_.size());
   for (int id = 0; id < s.nodes; ++id) {
-    s.max_handles = std::max(s.max_handles, nodes_[id].hc);
-    const double e = 6.0 * nodes_[id].he, c = 6.0 * nodes_[id].hc;
-    s.factor_madds += e * e * e / 3.0 + e * e * c + e * c * c;
+    const Node& n = nodes_[id];
+    s.max_handles = std::max(s.max_handles, n.hc);
+    const double e = 6.0 * n.he, c = 6.0 * n.hc;
+    const double own = e * e * e / 3.0 + e * e * c + e * c * c;
+    s.factor_madds += own;
+    work[id] = path[id] = own;
+    if (n.body < 0) {
+      work[id] += work[n.left] + work[n.right];
+      path[id] = n.hi - n.lo >= kParallelGrain ? own + std::max(path[n.left], path[n.right]) : work[id];
+    }
     int depth = 0;
-    for (int n = id; nodes_[n].parent >= 0; n = nodes_[n].parent) ++depth;
+    for (int k = id; nodes_[k].parent >= 0; k = nodes_[k].parent) ++depth;
     s.depth = std::max(s.depth, depth);
   }
+  s.critical_madds = s.nodes ? path[root_] : 0.0;
   return s;
 }
 

@@ -162,6 +162,11 @@ class Dca final : public Formulation {
     /// Multiply-adds of one factoring of every node's eliminated handles (e = 6 of them per body,
     /// c = 6 per kept handle): e³/3 (Cholesky), e²c (X) and ec² (K_C), summed over the nodes.
     double factor_madds = 0.0;
+    /// Of those, the critical path of the parallel factoring: a subtree below kParallelGrain
+    /// bodies counts whole (one task runs it), a node from the grain up counts its own work plus
+    /// the larger of its children's paths (they run as two tasks, it runs after them). On p threads
+    /// no schedule takes less than max(factor_madds / p, critical_madds) multiply-adds' time.
+    double critical_madds = 0.0;
   };
   TreeShape tree_shape() const;
   int threads() const { return threads_; }
