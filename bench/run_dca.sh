@@ -26,7 +26,7 @@
 #     2-thread call back to back, alternating, over every repetition, so that both see the same
 #     state of the shared host); misses are marked **no** (they do not fail the script);
 #  3. a PROJECTION (a model, not a measurement) to 16 and 64 cores at the largest sizes of each case:
-#         T_p = T1/p + c_top · log2(p),   c_top = max(T2 − T1/2, 0)
+#         T_p = max(T1/p + c_top · log2(p), T1 · CP/W),   c_top = max(T2 − T1/2, 0)
 #     (c_top: the serial part seen at 2 threads, taken as the cost of the top-level node work, paid
 #     once per level of the assembly tree that has fewer subtrees than cores, log2 p of them), with
 #     beside it the ideal bound of the same model with c_top = T1/(2n − 1), the mean cost of one of
@@ -265,7 +265,7 @@ print()
 print("**Projection to 16 and 64 cores (a MODEL evaluated on the measurements above, not a measurement; "
       "this machine has 2 cores):**")
 print()
-print("    T_p = T1/p + c_top · log2(p),   c_top = max(T2 − T1/2, 0)")
+print("    T_p = max(T1/p + c_top · log2(p), T1 · CP/W),   c_top = max(T2 − T1/2, 0)")
 print()
 print("T1, T2: the measured median real times at 1 and 2 threads. c_top is the serial part seen at 2 threads, "
       "taken as the cost of the top-level node work, paid once for each of the log2(p) levels of the assembly tree "
@@ -275,7 +275,7 @@ print("T1, T2: the measured median real times at 1 and 2 threads. c_top is the s
       "depth of a bisection down to single bodies; 'depth' is that of dca's assembly tree (Dca::tree_shape). "
       "CP/W: the multiply-adds on the critical path of the parallel factoring over those of the whole factoring "
       "(Dca::TreeShape, counted, not timed); no schedule on p cores does better than T1 · max(1/p, CP/W), "
-      "the 'bound' columns (for the factoring; the solves' sweeps follow the same tree with a node's work like "
+      "the 'bound' columns, below which the projection is not taken (for the factoring; the solves' sweeps follow the same tree with a node's work like "
       "its handles² rather than handles³: the same share on chains and ladders, a smaller one on nets).")
 print()
 pr_rows = []
@@ -290,6 +290,7 @@ for case, _ in CASES:
         e = extra[(case, n)]
         share = e["critical"] / e["work"] if e["work"] > 0 else 1.0
         bound = [t1 * max(1.0 / p, share) for p in PROJECT_TO]
+        proj = [max(v, b) for v, b in zip(proj, bound)]
         pr_rows.append([case, n, math.ceil(math.log2(n)), e["depth"], e["handles"], fmt(t1), fmt(t2), fmt(c_top),
                         *[fmt(v) for v in proj], *[fmt(v) for v in ideal], f"{share:.3f}",
                         *[fmt(v) for v in bound]])
@@ -311,8 +312,8 @@ if net and "critical" in extra[("square-net", net[-1])]:
     big = [n for n in net if n >= SPEEDUP_FROM]
     shares = [extra[("square-net", n)]["critical"] / extra[("square-net", n)]["work"] for n in big]
     cp_text = (f" (CP/W, counted: {min(shares):.2f} to {max(shares):.2f} over {big[0]}..{big[-1]} bars: no "
-               f"number of cores makes the factoring more than about {1 / max(shares):.0f} times faster than one "
-               "there)")
+               f"number of cores makes the factoring more than {1 / max(shares):.1f} to {1 / min(shares):.1f} "
+               "times faster than one there)")
 iters = sorted({e["acc_it"] for e in extra.values() if "acc_it" in e})
 print("What would stop the O(k log n) parallel scaling (k: iterations of the multipliers per call):")
 print()

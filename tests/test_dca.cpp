@@ -158,7 +158,7 @@ TEST(Dca, NetsAreCutByNestedDissection) {
 // chain (2 handles per node, so every node's own work is bounded by a constant), the path is one
 // subtree below the grain plus one node per level: it grows by a constant per doubling of n while
 // the work doubles. From 256 to 4096 bodies (4 more levels) the work grows 16-fold and the path by
-// 24 % (counted: 0.0670 to 0.0831 million); a path that summed a whole level, or the whole tree,
+// 24 % (counted: 0.0670 to 0.0831 million multiply-adds); a path that summed a whole level, or the whole tree,
 // would grow by at least the work's factor.
 TEST(Dca, CriticalPathOfTheFactoringGrowsWithTheDepthOnChains) {
   const Dca::TreeShape small = Dca(Model::build(chain_mechanism(Dca::kParallelGrain / 2)), {}).tree_shape();
