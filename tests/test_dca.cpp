@@ -185,7 +185,9 @@ TEST(Dca, KeepsTheSchurComplementsOfSmallSubtreesOnAStack) {
     EXPECT_LE(shape.kc_bytes, 2 * (2 * n / Dca::kParallelGrain - 1) * kc) << n;
     EXPECT_GT(shape.stack_bytes, 0u) << n;
     EXPECT_LE(shape.stack_bytes, 2 * std::log2(Dca::kParallelGrain) * kc) << n;
-    if (stack) EXPECT_EQ(shape.stack_bytes, stack) << n;  // independent of n
+    if (stack) {
+      EXPECT_EQ(shape.stack_bytes, stack) << n;  // independent of n
+    }
     stack = shape.stack_bytes;
   }
 }
