@@ -12,7 +12,7 @@
 //                1366, i.e. 18, 33, 66, 129, 258, 513, 1026, 2049, 4098 bodies (~16·2^k);
 //   square-net   square_net_mechanism(R, R, 0.5) at its q0, u0 (at rest, loops closed), R = 3, 4, 6,
 //                8, 11, 16, 22, 32, 45: 24, 40, 84, 144, 264, 544, 1012, 2112, 4140 bars (Model::build
-//                of the last takes tens of seconds: the sparse QR of the loop rows).
+//                of the last takes about 10 s, the tables' build column: the sparse QR of the loop rows).
 //   Models are built on first use (Case::get), once per process, untimed.
 //
 // Methods and names (`<method>/<case>/<size>`; Google Benchmark appends `/real_time`, every
@@ -56,12 +56,13 @@
 // Counters: `check` = u̇ of speed 0 (the first joint: joint0 of the chain, the first ladder or net
 // joint in model order) from formulation.joint_accelerations(0, x, u̇) once before timing, the same
 // quantity for every method of a case (dca maps its body accelerations to the joints); `bodies`;
-// `threads`; `build_s` (Model::build of the case, s); `others` (cores used on average by OTHER
+// `threads` (dca-paired: 1, that of its first dca); `build_s` (Model::build of the case, s); `others` (cores used on average by OTHER
 // processes during the timed loop, from /proc/stat minus this process's getrusage: 0 on an idle
 // machine; near 1 on 2 cores, a 2-thread run had no second core); for dca `depth` (assembly tree depth),
 // `handles` (largest handle count of a node), `rows` (constraint rows), `acc_it` (iterations of λ
 // in the last call), `solve_MB` and `kc_MB` (Dca::TreeShape: the tree's solve data, streamed by
-// every sweep, and the K_C blocks kept per node, in 10⁶ bytes).
+// every sweep, and the K_C blocks kept per node, in 10⁶ bytes), `factor_Mmadds` and
+// `critical_Mmadds` (multiply-adds of one factoring, and of its critical path, in 10⁶).
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>

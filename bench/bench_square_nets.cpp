@@ -59,8 +59,8 @@ struct Case {
   std::string name;  // "square-chain" or "square-net"
   int squares;       // chain: K; net: R = C
   int bars;          // 3K + 1 or 2RC + R + C
-  // Built on first use (Case::get), once per process: Model::build of the 4140-bar net takes tens of
-  // seconds (the sparse QR of its loop rows, which act on long tree paths), so only the cases of the
+  // Built on first use (Case::get), once per process: Model::build of the 4140-bar net takes about
+  // 10 s (docs/performance.md, the dca tables' build column; the sparse QR of its loop rows, which act on long tree paths), so only the cases of the
   // benchmarks that run are built.
   std::unique_ptr<Model> model, open;  // open: the same bars and tree joints without the loop-closing joints
   int m = 0;                           // kept constraint rows

@@ -131,10 +131,15 @@ void print_projection(const ProjectionStats& p, const ProjectionSettings& s, lon
 // A model file (YAML, URDF or MJCF) through load_mechanism; what an importer left out without
 // changing the dynamics (MJCF contacts, joint limits, URDF elements not read, ...) goes to stderr,
 // one note a line.
+// What an importer left out (load_mechanism's notes), on stderr.
+void print_notes(const std::vector<std::string>& notes) {
+  for (const std::string& n : notes) std::fprintf(stderr, "loopdyn: note: %s\n", n.c_str());
+}
+
 Mechanism load_model(const std::string& path) {
   std::vector<std::string> notes;
   Mechanism m = load_mechanism(path, &notes);
-  for (const std::string& n : notes) std::fprintf(stderr, "loopdyn: note: %s\n", n.c_str());
+  print_notes(notes);
   return m;
 }
 
@@ -416,7 +421,7 @@ int write_generated(const Mechanism& m, const std::string& out) {
 int convert(const std::string& path, const std::string& out) {
   std::vector<std::string> notes;
   const std::string text = convert_model_file(path, out, &notes);
-  for (const std::string& n : notes) std::fprintf(stderr, "loopdyn: note: %s\n", n.c_str());
+  print_notes(notes);
   if (out.empty())
     std::cout << text;
   else
