@@ -41,7 +41,8 @@ std::vector<double> output_times(double t_end, double output_dt) {
 Simulator::Simulator(const Model& model, Formulation& formulation, const SimulationSettings& settings)
     : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(model.loops().constraints),
       constraint_data_(model), phi_(constraints_.rows()), G_(constraints_.rows(), model.nv),
-      q_(model.nq), u_(model.nv), udot_(model.nv) {
+      q_(model.nq), u_(model.nv), udot_(model.nv), track_work_(has_applied_forces(model)),
+      x_(formulation.state_size()), dx_(formulation.state_size()), power_kin_(model), power_forces_(model) {
   if (settings_.reactions) {
     // A formulation outside the registry is checked by Reactions::compute (the size of λ).
     const MethodInfo* method = find_method(formulation_.name());
@@ -56,16 +57,36 @@ Simulator::Simulator(const Model& model, Formulation& formulation, const Simulat
   }
 }
 
-void Simulator::rhs(double t, const VecX& x, VecX& dx) { formulation_.derivative(t, x, dx); }
+const VecX& Simulator::formulation_state(const VecX& x) {
+  if (!track_work_) return x;
+  x_ = x.head(x_.size());
+  return x_;
+}
+
+void Simulator::rhs(double t, const VecX& x, VecX& dx) {
+  ++evaluations_;
+  if (!track_work_) return formulation_.derivative(t, x, dx);
+  // The work rides along as the last component: its rate is the power of the applied forces at
+  // the stage's joint state, so the integrator takes it to its own order and error control.
+  const VecX& xf = formulation_state(x);
+  formulation_.derivative(t, xf, dx_);
+  dx.head(dx_.size()) = dx_;
+  formulation_.to_joint(xf, q_, u_);
+  update_positions(model_, power_kin_, q_);
+  update_velocities(model_, power_kin_, q_, u_);
+  dx(dx_.size()) = applied_power(model_, power_kin_, t, q_, u_, power_forces_);
+}
 
 void Simulator::post_step(double t, VecX& x) {
-  formulation_.accept(t, x);
-  if (!projector_ && !monitor_ && !guard_) return;
-  formulation_.to_joint(x, q_, u_);
+  ++accepted_;
+  const Eigen::Index n = formulation_.state_size();
+  formulation_.accept(t, x.head(n));
+  if (!projector_ && !monitor_ && !guard_ && !watch_) return;
+  formulation_.to_joint(formulation_state(x), q_, u_);
   if (projector_) {
     // The joint state is projected, whatever the method's layout, and mapped back into it.
     projector_->project(t, q_, u_);
-    formulation_.to_state(q_, u_, x);
+    formulation_.to_state(q_, u_, x.head(n));
   }
   if (monitor_ && monitor_->observe(t, q_, u_)) crossings_.push_back(monitor_->last());
   double turn = 0.0;
@@ -87,6 +108,7 @@ void Simulator::post_step(double t, VecX& x) {
           " can continue on another branch of the motion without notice (change_points.hpp). Use --method dca, "
           "which crosses singular configurations, or --on-singular continue to go on at your own risk");
   }
+  if (watch_) watch_->observe(t, q_, u_, track_work_ ? x(n) : 0.0);
 }
 
 double Simulator::adjust_step(double t, double h) { return monitor_ ? monitor_->adjust_step(t, h) : h; }
@@ -114,7 +136,7 @@ void Simulator::prepare_change_points(Trajectory& traj, const VecX& q0, const Ve
 
 VecX Simulator::row(double t, const VecX& x_in) {
   // Dense output of dopri5 interpolates the dependent coordinates too: complete them.
-  VecX x = x_in;
+  VecX x = x_in.head(formulation_.state_size());
   formulation_.complete(t, x);
   VecX q(model_.nq), u(model_.nv);
   formulation_.to_joint(x, q, u);
@@ -124,7 +146,8 @@ VecX Simulator::row(double t, const VecX& x_in) {
   const Eigen::Index nreactions = reactions_ ? 6 * (model_.nbodies + model_.loop_joints.size()) : 0;
   const Eigen::Index nx = model_.nq + model_.nv;
   const Eigen::Index ndiagnostics = settings_.diagnostics ? formulation_.diagnostic_names().size() : 0;
-  VecX r(1 + nx + 3 * model_.markers.size() + 1 + (loops ? 2 : 0) + nreactions + ndiagnostics);
+  VecX r(1 + nx + 3 * model_.markers.size() + 1 + (track_work_ ? 1 : 0) + (loops ? 2 : 0) + nreactions +
+         ndiagnostics);
   r(0) = t;
   r.segment(1, model_.nq) = q;
   r.segment(1 + model_.nq, model_.nv) = u;
@@ -133,7 +156,10 @@ VecX Simulator::row(double t, const VecX& x_in) {
     r.segment<3>(k) = point_position(output_kin_, m.body, m.point);
     k += 3;
   }
-  r(k++) = energy(model_, output_kin_, q).total();
+  const Energy e = energy(model_, output_kin_, q);
+  r(k++) = e.total();
+  // Springs are in the energy: the work of the others is the applied work plus their change.
+  if (track_work_) r(k++) = x_in(x.size()) + e.springs - start_springs_;
   if (loops) {
     constraint_position(model_, constraints_, output_kin_, constraint_data_, phi_);
     constraint_jacobian(model_, constraints_, output_kin_, constraint_data_, G_);
@@ -151,16 +177,13 @@ VecX Simulator::row(double t, const VecX& x_in) {
   return r;
 }
 
-Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<void(double)>& progress) {
-  if (q0.size() != model_.nq || u0.size() != model_.nv)
-    throw std::invalid_argument("initial state has the wrong size (nq = " + std::to_string(model_.nq) +
-                                ", nv = " + std::to_string(model_.nv) + ")");
-  Trajectory traj;
+void Simulator::start_columns(Trajectory& traj) const {
   traj.columns.push_back("t");
   for (const std::string& n : model_.coordinate_names()) traj.columns.push_back(n);
   for (const ModelMarker& m : model_.markers)
     for (const char* axis : {".x", ".y", ".z"}) traj.columns.push_back(m.name + axis);
   traj.columns.push_back("energy");
+  if (track_work_) traj.columns.push_back("work");
   if (model_.has_loops()) {
     traj.columns.push_back("residual.position");
     traj.columns.push_back("residual.velocity");
@@ -169,14 +192,45 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
     for (std::string& n : Reactions::column_names(model_)) traj.columns.push_back(std::move(n));
   if (settings_.diagnostics)
     for (std::string& n : formulation_.diagnostic_names()) traj.columns.push_back(std::move(n));
+}
+
+void Simulator::finish(Trajectory& traj) const {
+  // The integrator's own count when it returned; the Simulator's when the run stopped inside it
+  // (rejected steps are then not counted).
+  if (traj.stats.steps_accepted == 0) traj.stats = {evaluations_, accepted_, 0};
+  if (projector_) traj.projection = projector_->stats();
+  traj.crossings = crossings_;
+  traj.guarded = guard_.has_value();
+  traj.guard_smallest = guard_smallest_;
+  if (watch_) traj.watch = watch_->summary();
+}
+
+Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<void(double)>& progress) {
+  Trajectory traj;
+  run(q0, u0, traj, progress);
+  return traj;
+}
+
+void Simulator::run(const VecX& q0, const VecX& u0, Trajectory& traj, const std::function<void(double)>& progress) {
+  if (q0.size() != model_.nq || u0.size() != model_.nv)
+    throw std::invalid_argument("initial state has the wrong size (nq = " + std::to_string(model_.nq) +
+                                ", nv = " + std::to_string(model_.nv) + ")");
+  traj = Trajectory{};
+  start_columns(traj);
   if (settings_.project) projector_.emplace(model_, constraints_, settings_.projection);  // fresh stats
+  watch_.reset();
+  if (settings_.watch.enabled) watch_.emplace(model_, settings_.watch, settings_.integrator);
+  accepted_ = evaluations_ = 0;
 
   formulation_.start(settings_.integrator, q0, u0);
-  VecX x0(size());
-  formulation_.to_state(q0, u0, x0);
-  formulation_.to_joint(x0, q_, u_);
+  VecX x0 = VecX::Zero(size());
+  formulation_.to_state(q0, u0, x0.head(formulation_.state_size()));
+  formulation_.to_joint(formulation_state(x0), q_, u_);
   prepare_change_points(traj, q_, u_);
   if (monitor_) monitor_->observe(0.0, q_, u_);
+  if (watch_) watch_->start(q_, u_);
+  update_positions(model_, output_kin_, q_);
+  start_springs_ = energy(model_, output_kin_, q_).springs;
   const std::vector<double> times = output_times(settings_.t_end, settings_.output_dt);
   try {
     traj.stats = integrate(*this, settings_.integrator, 0.0, x0, times, [&](double t, const VecX& x) {
@@ -184,6 +238,7 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
       if (progress) progress(t);
     });
   } catch (const IntegrationError& e) {
+    finish(traj);
     // Near a change point every joint-coordinate derivative carries round-off amplified by
     // 1 / σ_min(G) (change_points.hpp); a tolerance below that noise collapses the step there.
     const ChangePoint* point = monitor_ ? monitor_->imminent() : nullptr;
@@ -192,12 +247,11 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
         std::string(e.what()) + ", next to a change point of the loops (" + describe(model_, *point) + "): " +
         std::string(formulation_.name()) +
         "'s derivative is too noisy there for this tolerance. " + std::string(kChangePointToleranceAdvice));
+  } catch (...) {
+    finish(traj);
+    throw;
   }
-  if (projector_) traj.projection = projector_->stats();
-  traj.crossings = crossings_;
-  traj.guarded = guard_.has_value();
-  traj.guard_smallest = guard_smallest_;
-  return traj;
+  finish(traj);
 }
 
 }  // namespace loopdyn

@@ -33,4 +33,13 @@ inline void expect_one_line_error(const CliResult& r, const std::string& words) 
   EXPECT_NE(r.output.find(words), std::string::npos) << r.output;
 }
 
+/// A run that stopped during the integration: exit code 1, the summary of the rows computed before
+/// the stop (written to the CSV) and one error line with `words`.
+inline void expect_stopped_run(const CliResult& r, const std::string& words) {
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("up to the stop"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("loopdyn: error: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(words), std::string::npos) << r.output;
+}
+
 }  // namespace loopdyn::test

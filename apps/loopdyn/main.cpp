@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -25,6 +26,7 @@
 #include "loopdyn/io/viewer.hpp"
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/projection.hpp"
+#include "loopdyn/run.hpp"
 #include "loopdyn/simulator.hpp"
 #include "loopdyn/square_nets.hpp"
 
@@ -33,11 +35,12 @@ namespace {
 using namespace loopdyn;
 
 struct SimulateOptions {
-  std::string model, method = "auto", integrator = "rk4", out = "trajectory.csv";
+  std::string model, method = "auto", integrator, out = "trajectory.csv";  // integrator "": the library's
   double dt = 1e-3, t_end = 10.0, rtol = 1e-8, atol = 1e-10, output_dt = 0.01;
   FormulationSettings formulation;
   std::string on_singular = "stop";
-  bool no_assemble = false, project = false, reactions = false, diagnostics = false, view = false;
+  bool no_assemble = false, project = false, reactions = false, diagnostics = false, view = false, no_watch = false;
+  double fixed_step_accuracy = WatchSettings{}.fixed_step_accuracy;
   std::vector<std::string> plots;  // --plot: columns of the --view page
   double project_tolerance = ProjectionSettings{}.position_tolerance;
 };
@@ -143,42 +146,67 @@ Mechanism load_model(const std::string& path) {
   return m;
 }
 
-// One run of `method` from (q0, u0) with the options' settings.
-struct Run {
-  std::unique_ptr<Formulation> formulation;
-  SimulationSettings settings;
-  Trajectory traj;
-  double wall = 0.0;
-};
+// Ctrl-C during a run: the run stops at the next output time and its rows are written.
+volatile std::sig_atomic_t interrupted = 0;
+extern "C" void on_interrupt(int) { interrupted = 1; }
 
-Run run_method(const SimulateOptions& o, const Model& model, const std::string& method, IntegratorKind kind,
-               const VecX& q0, const VecX& u0) {
-  Run r;
-  FormulationSettings fs = o.formulation;
-  const bool stop = o.on_singular != "continue";
-  fs.on_singular = stop ? FormulationSettings::OnSingular::stop : FormulationSettings::OnSingular::proceed;
-  r.formulation = make_formulation(method, model, fs);
-  r.formulation->set_event_sink([](const FormulationEvent& e) {
-    std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, e.message.c_str());
-  });
-  SimulationSettings& settings = r.settings;
-  settings.integrator.kind = kind;
-  settings.integrator.dt = o.dt;
-  settings.integrator.rtol = o.rtol;
-  settings.integrator.atol = o.atol;
-  settings.t_end = o.t_end;
-  settings.output_dt = o.output_dt;
-  settings.project = o.project;
-  settings.projection.position_tolerance = settings.projection.velocity_tolerance = o.project_tolerance;
-  settings.reactions = o.reactions;
-  settings.diagnostics = o.diagnostics;
-  settings.guard_singular_configurations = stop;
-  Simulator sim(model, *r.formulation, settings);
+// The library's run settings from the options (run.hpp owns the rules: integrator, auto, watch).
+RunSettings run_settings(const SimulateOptions& o) {
+  RunSettings rs;
+  rs.method = o.method;
+  if (!o.integrator.empty()) {
+    const auto kind = parse_integrator(o.integrator);
+    if (!kind) throw std::invalid_argument("unknown integrator '" + o.integrator + "' (known: rk2, rk4, dopri5)");
+    rs.integrator = *kind;
+  }
+  rs.formulation = o.formulation;
+  rs.formulation.on_singular =
+      o.on_singular != "continue" ? FormulationSettings::OnSingular::stop : FormulationSettings::OnSingular::proceed;
+  SimulationSettings& s = rs.simulation;
+  s.integrator.dt = o.dt;
+  s.integrator.rtol = o.rtol;
+  s.integrator.atol = o.atol;
+  s.t_end = o.t_end;
+  s.output_dt = o.output_dt;
+  s.project = o.project;
+  s.projection.position_tolerance = s.projection.velocity_tolerance = o.project_tolerance;
+  s.reactions = o.reactions;
+  s.diagnostics = o.diagnostics;
+  s.watch.enabled = !o.no_watch;
+  s.watch.fixed_step_accuracy = o.fixed_step_accuracy;
+  return rs;
+}
+
+// The run of the options' method, its events and hand-overs on stderr as they happen.
+RunResult run_model(const SimulateOptions& o, const RunSettings& settings, const Model& model, const VecX& q0,
+                    const VecX& u0) {
+  RunCallbacks cb;
   ProgressBar bar(o.t_end);
-  const auto start = std::chrono::steady_clock::now();
-  r.traj = sim.run(q0, u0, std::ref(bar));
-  r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  cb.progress = std::ref(bar);
+  cb.event = [](const FormulationEvent& e) { std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, e.message.c_str()); };
+  cb.handover = [](const Handover& h) {
+    std::fprintf(stderr, "loopdyn: auto: %s stopped: %s\nloopdyn: auto: starting again with %s, which crosses "
+                         "singular configurations\n", h.from.c_str(), h.reason.c_str(), h.to.c_str());
+  };
+  cb.cancelled = [] { return interrupted != 0; };
+  interrupted = 0;
+  std::signal(SIGINT, on_interrupt);
+  RunResult r = run(model, q0, u0, settings, cb);
+  std::signal(SIGINT, SIG_DFL);
   return r;
+}
+
+// The run watch's line of the summary (run_watch.hpp).
+void print_watch(const Model& model, const WatchSummary& w) {
+  if (!w.watched) {
+    std::printf("watch       off (--no-watch): closure and energy balance not checked\n");
+    return;
+  }
+  std::printf("watch       energy balance off by at most %.3g J (scale %.3g J)", w.worst_balance, w.balance_scale);
+  if (model.has_loops())
+    std::printf(", closure of every row off by at most %.3g (position), %.3g (velocity)", w.worst_position,
+                w.worst_velocity);
+  std::printf("; accuracy %.3g, bounds %g times it\n", w.accuracy, kWatchFactor);
 }
 
 // The viewer's page of a run of the model file `model` (mesh paths start from its folder), written
@@ -219,31 +247,17 @@ int simulate(const SimulateOptions& o) {
   const Model model = Model::build(mechanism);
   VecX q0, u0;
   const std::string initial = initial_state(model, o.no_assemble, q0, u0);
-  const auto kind = parse_integrator(o.integrator);
-  if (!kind) throw std::invalid_argument("unknown integrator '" + o.integrator + "' (known: rk2, rk4, dopri5)");
-  std::string method = o.method != "auto" ? o.method : default_method(model, q0, *kind).method;
-  std::string handed_over;
-  Run r;
-  try {
-    r = run_method(o, model, method, *kind, q0, u0);
-  } catch (const SingularConfigurationError& e) {
-    // `auto` does not stop where dca continues: it starts again with dca (Formulation::
-    // crosses_singular_configurations), saying why.
-    if (o.method != "auto" || method == "dca") throw;
-    std::fprintf(stderr, "loopdyn: auto: %s\nloopdyn: auto: starting again with dca, which crosses singular "
-                         "configurations\n", e.what());
-    handed_over = method;
-    method = "dca";
-    r = run_method(o, model, method, *kind, q0, u0);
-  }
-  const Trajectory& traj = r.traj;
-  write_csv(o.out, traj);
-  const double e0 = traj.at(0, "energy"), e1 = traj.at(traj.rows.size() - 1, "energy");
+  const RunSettings settings = run_settings(o);
+  const RunResult r = run_model(o, settings, model, q0, u0);
+  const Trajectory& traj = r.trajectory;
+  if (!traj.rows.empty()) write_csv(o.out, traj);
   std::printf("model       %s (%d bodies, nq = %d, nv = %d, %zu loop-closing joints)\n", model.name.c_str(),
               model.nbodies, model.nq, model.nv, model.loop_joints.size());
   std::fputs(initial.c_str(), stdout);
-  std::printf("method      %s, integrator %s", method.c_str(), o.integrator.c_str());
-  if (!handed_over.empty()) std::printf(" (auto: %s stopped at a singular configuration)", handed_over.c_str());
+  std::printf("method      %s, integrator %s", r.method.c_str(), std::string(to_string(r.integrator)).c_str());
+  if (r.integrator == IntegratorKind::dopri5) std::printf(" (rtol %g, atol %g)", o.rtol, o.atol);
+  else std::printf(" (dt %g)", o.dt);
+  for (const Handover& h : r.handovers) std::printf(" (auto: %s stopped, see above)", h.from.c_str());
   std::printf("\n");
   if (const auto* srm = dynamic_cast<const Srm*>(r.formulation.get()))
     std::printf("srm         %d iterates, ε = %.6g s/kg (a_max = %.6g 1/kg), α = %.6g 1/s\n", srm->iterations(),
@@ -255,20 +269,28 @@ int simulate(const SimulateOptions& o) {
                 dca->alpha(), shape.rows, shape.nodes, shape.depth, shape.max_handles, dca->threads(),
                 dca->threads() > 1 ? "s" : "");
   }
-  std::printf("simulated   %g s in %.3f s wall: %ld steps (%ld rejected), %ld evaluations\n", o.t_end, r.wall,
+  const double t_last = traj.rows.empty() ? 0.0 : traj.rows.back()(0);
+  std::printf("simulated   %g s in %.3f s wall: %ld steps (%ld rejected), %ld evaluations\n", t_last, r.wall_seconds,
               traj.stats.steps_accepted, traj.stats.steps_rejected, traj.stats.rhs_evaluations);
-  std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
-              (e1 - e0) / std::max(std::abs(e0), 1e-300));
-  if (o.project) print_projection(traj.projection, r.settings.projection, traj.stats.steps_accepted);
-  print_change_points(model, traj,
-                      r.settings.guard_singular_configurations && !r.formulation->crosses_singular_configurations());
-  std::printf("wrote       %s (%zu rows x %zu columns)\n", o.out.c_str(), traj.rows.size(), traj.columns.size());
-  if (o.view) {
+  if (!traj.rows.empty()) {
+    const double e0 = traj.at(0, "energy"), e1 = traj.at(traj.rows.size() - 1, "energy");
+    std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
+                (e1 - e0) / std::max(std::abs(e0), 1e-300));
+  }
+  print_watch(model, traj.watch);
+  if (o.project) print_projection(traj.projection, settings.simulation.projection, traj.stats.steps_accepted);
+  print_change_points(model, traj, !o.no_watch && o.on_singular != "continue" &&
+                                       !r.formulation->crosses_singular_configurations());
+  std::printf("wrote       %s (%zu rows x %zu columns)%s\n", o.out.c_str(), traj.rows.size(), traj.columns.size(),
+              r.completed() ? "" : ", up to the stop");
+  if (o.view && !traj.rows.empty()) {
     const std::string page = page_path(o.out);
     write_page(page, o.model, mechanism, model, traj, o.out, o.plots);
     std::printf("wrote       %s (viewer, %.1f MB)\n", page.c_str(), static_cast<double>(std::filesystem::file_size(page)) / 1e6);
   }
-  return 0;
+  if (r.completed()) return 0;
+  std::fprintf(stderr, "loopdyn: error: %s\n", r.stop.message.c_str());
+  return r.stop.kind == RunStopKind::cancelled ? 130 : 1;
 }
 
 int info(const std::string& path, bool as_json) {
@@ -300,9 +322,10 @@ int info(const std::string& path, bool as_json) {
               << "\n";
   std::cout << "  default method (--method auto): " << d["default_method"]["method"].get<std::string>() << "; "
             << d["default_method"]["reason"].get<std::string>() << "\n";
-  if (d["default_method_dopri5"]["method"] != d["default_method"]["method"])
-    std::cout << "  default method with --integrator dopri5: " << d["default_method_dopri5"]["method"].get<std::string>()
-              << "; " << d["default_method_dopri5"]["reason"].get<std::string>() << "\n";
+  if (d["default_method_fixed_step"]["method"] != d["default_method"]["method"])
+    std::cout << "  default method with --integrator rk4 (a fixed step): "
+              << d["default_method_fixed_step"]["method"].get<std::string>() << "; "
+              << d["default_method_fixed_step"]["reason"].get<std::string>() << "\n";
   for (const auto& [name, m] : d["methods"].items())
     if (!m["covers"].get<bool>()) std::cout << "  method " << name << " does not cover it: " << m["reason"].get<std::string>() << "\n";
   return 0;
@@ -528,7 +551,9 @@ int main(int argc, char** argv) {
                       "Baumgarte damping α in Φ̈ + 2αΦ̇ + β²Φ = 0 (loop formulations)")
       ->capture_default_str();
   cmd_sim->add_option("--baumgarte-beta", sim.formulation.baumgarte_beta, "Baumgarte stiffness β")->capture_default_str();
-  cmd_sim->add_option("--integrator", sim.integrator, "rk2, rk4 or dopri5")->capture_default_str();
+  cmd_sim->add_option("--integrator", sim.integrator,
+                      "rk2, rk4 or dopri5; default dopri5, error-controlled by --rtol/--atol (rk4 for the fixed-step "
+                      "method srm)");
   cmd_sim->add_option("--dt", sim.dt, "fixed step (rk2, rk4); initial step (dopri5)")->capture_default_str();
   cmd_sim->add_option("--t-end", sim.t_end, "final time [s]")->capture_default_str();
   cmd_sim->add_option("--rtol", sim.rtol, "relative tolerance (dopri5)")->capture_default_str();
@@ -542,6 +567,13 @@ int main(int argc, char** argv) {
                     "mass-orthogonal projection of positions and speeds onto the constraints after every step");
   cmd_sim->add_option("--project-tolerance", sim.project_tolerance,
                       "projection tolerance on max|Phi| and on max|G u| / max(1, max|G| max|u|)")
+      ->capture_default_str();
+  cmd_sim->add_flag("--no-watch", sim.no_watch,
+                    "do not check closure and energy balance after every step (the run watch, docs/methods.md): a "
+                    "run that leaves the motion then goes on at your own risk");
+  cmd_sim->add_option("--fixed-step-accuracy", sim.fixed_step_accuracy,
+                      "relative accuracy the run watch holds a fixed-step run (rk2, rk4) to; dopri5 runs are held to "
+                      "--rtol")
       ->capture_default_str();
   cmd_sim->add_option("--on-singular", sim.on_singular,
                       "at a singular configuration of the loops (lagrange-dense, lagrange-on: the multiplier system "

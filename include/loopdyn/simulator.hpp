@@ -15,6 +15,7 @@
 #include "loopdyn/integrators.hpp"
 #include "loopdyn/projection.hpp"
 #include "loopdyn/reactions.hpp"
+#include "loopdyn/run_watch.hpp"
 
 namespace loopdyn {
 
@@ -38,12 +39,18 @@ struct SimulationSettings {
   /// configuration and the method cannot cross it (SingularityGuard, change_points.hpp). The CLI's
   /// `--on-singular continue` clears it.
   bool guard_singular_configurations = true;
+  /// The run watch (run_watch.hpp) after every accepted step: closure of every row and the
+  /// energy balance against bounds from the integrator's accuracy.
+  WatchSettings watch;
 };
 
 /// Recorded rows: t, q.<joint>[.i], u.<joint>[.i], <marker>.x/.y/.z, energy, for models with
 /// loops residual.position = max |Φ| and residual.velocity = max |G u| over the kept constraint
 /// rows, with SimulationSettings::reactions the Reactions::column_names(), and with
-/// SimulationSettings::diagnostics the formulation's diagnostic_names().
+/// SimulationSettings::diagnostics the formulation's diagnostic_names(). A model with applied forces
+/// other than gravity has a `work` column after `energy`: the work of its non-conservative forces
+/// since the start (springs are in `energy`), integrated with the run, so that energy − work stays
+/// constant on an accurate run.
 struct Trajectory {
   std::vector<std::string> columns;
   std::vector<VecX> rows;
@@ -57,6 +64,7 @@ struct Trajectory {
   /// cross, the guard not turned off); its smallest ρ/ρ(q0) at an accepted state.
   bool guarded = false;
   double guard_smallest = 1.0;
+  WatchSummary watch;  ///< the run watch's worst checks (watched = false when it was off)
   /// Index of a column; throws std::out_of_range if absent.
   int column(std::string_view name) const;
   /// Value of a column in a row.
@@ -72,8 +80,13 @@ class Simulator final : public OdeSystem {
 
   /// Integrates from (q0, u0); progress(t) is called at every output time.
   Trajectory run(const VecX& q0, const VecX& u0, const std::function<void(double)>& progress = {});
+  /// The same into traj, which keeps the rows written (and the summaries so far) when the run
+  /// throws: a stop by the watch, a singular configuration, an integration failure or progress.
+  void run(const VecX& q0, const VecX& u0, Trajectory& traj, const std::function<void(double)>& progress = {});
 
-  int size() const override { return formulation_.state_size(); }
+  /// The formulation's state, and the work of the applied forces (Trajectory's `work`) as one more
+  /// component when the model has any.
+  int size() const override { return formulation_.state_size() + (track_work_ ? 1 : 0); }
   void rhs(double t, const VecX& x, VecX& dx) override;
   void post_step(double t, VecX& x) override;
   /// Places a predicted change point inside a step (ChangePointMonitor).
@@ -81,6 +94,10 @@ class Simulator final : public OdeSystem {
 
  private:
   VecX row(double t, const VecX& x_in);
+  void start_columns(Trajectory& traj) const;
+  /// The formulation's part of an integrator state (a copy into x_ when the work rides along).
+  const VecX& formulation_state(const VecX& x);
+  void finish(Trajectory& traj) const;
   /// Surveys the change points (into traj), refuses a formulation that cannot cross a reachable
   /// one (Formulation::change_point_refusal) and sets up the monitor.
   void prepare_change_points(Trajectory& traj, const VecX& q0, const VecX& u0);
@@ -94,6 +111,13 @@ class Simulator final : public OdeSystem {
   VecX phi_;
   MatX G_;
   VecX q_, u_, udot_;
+  const bool track_work_;
+  VecX x_, dx_;                   ///< formulation state and derivative when the work rides along
+  KinematicsData power_kin_;      ///< for the power of the applied forces at a stage
+  ForceData power_forces_;
+  double start_springs_ = 0.0;    ///< spring energy at the start, for the `work` column
+  long accepted_ = 0, evaluations_ = 0;  ///< counted here too, for a run that stops inside integrate()
+  std::optional<RunWatch> watch_;  ///< made by run() when settings_.watch.enabled
   std::optional<ChangePointMonitor> monitor_;  ///< made by run() when the survey found points
   std::optional<SingularityGuard> guard_;      ///< made by run() when the survey did not walk
   double guard_smallest_ = 1.0;

@@ -8,12 +8,13 @@ import json
 import sys
 import warnings
 
-from ._loopdyn import (IntegrationError, Method, Model, ModelError, SingularConfigurationError, chain,
+from ._loopdyn import (IntegrationError, Method, Model, ModelError, RunWatchError, SingularConfigurationError, chain,
                        default_project_tolerance, ladder, method_names, nfourbar, normalized_yaml, spatial_ladder,
                        square_chain, square_net)
 from ._loopdyn import _convert, _simulate, _view_csv, _view_table
 
-__all__ = ["IntegrationError", "Mechanism", "Method", "Model", "ModelError", "Result", "SingularConfigurationError",
+__all__ = ["IntegrationError", "Mechanism", "Method", "Model", "ModelError", "Result", "RunError", "RunWatchError",
+           "SingularConfigurationError",
            "chain", "convert", "ladder", "load", "method", "method_names", "nfourbar", "simulate", "spatial_ladder",
            "square_chain", "square_net", "view"]
 
@@ -119,7 +120,7 @@ class Mechanism:
         return f"{where[int(line) - 1]}: {rest}"
 
 
-def method(model, name="auto", integrator="rk4", **options):
+def method(model, name="auto", integrator="dopri5", **options):
     """The formulation `name` for model (docs/methods.md); `auto` picks one for the integrator."""
     if name == "auto":
         name = model.default_method(integrator=integrator)["method"]
@@ -130,16 +131,18 @@ class Result:
     """A simulation's output rows: `data` (rows x columns) and `columns`, named as loopdyn's CSV.
 
     result["q.elbow"] is a view of one column of `data` (no copy). `method` is the method that ran,
-    `handed_over` the one `auto` chose first when it stopped at a singular configuration,
-    `initial` the assembly of the initial state (or None), `stats` the integrator's work,
-    `events` the (t, message) reports of the method.
+    `handed_over` the one `auto` chose first when it stopped (`handovers`: (from, to, reason) of
+    each hand-over), `initial` the assembly of the initial state (or None), `stats` the
+    integrator's work and the run watch's worst checks, `events` the (t, message) reports of the
+    method.
     """
 
-    def __init__(self, columns, data, method, stats, events, initial=None, handed_over=None):
+    def __init__(self, columns, data, method, stats, events, initial=None, handovers=()):
         self.columns, self.data = list(columns), data
         self._index = {name: k for k, name in enumerate(self.columns)}
         self.method, self.stats, self.events = method, stats, events
-        self.initial, self.handed_over = initial, handed_over
+        self.initial, self.handovers = initial, list(handovers)
+        self.handed_over = self.handovers[0][0] if self.handovers else None
 
     def __getitem__(self, name):
         try:
@@ -181,34 +184,42 @@ def _initial_state(model, assemble, q0, u0):
     return a["q"], a["u"], a
 
 
-def simulate(model, method="auto", integrator="rk4", t_end=10.0, dt=1e-3, rtol=1e-8, atol=1e-10, output_dt=0.01,
+class RunError(RuntimeError):
+    """A run that stopped for a reason the library names but has no class for (a position analysis
+    that fails, ...). Like every stop of simulate(), it carries the rows computed before it in
+    `result`."""
+
+
+_STOPS = {"singular_configuration": SingularConfigurationError, "watch": RunWatchError,
+          "integration": IntegrationError, "failure": RunError}
+
+
+def simulate(model, method="auto", integrator=None, t_end=10.0, dt=1e-3, rtol=1e-8, atol=1e-10, output_dt=0.01,
              q0=None, u0=None, assemble=True, project=False, project_tolerance=default_project_tolerance,
-             reactions=False, diagnostics=False, **options):
+             reactions=False, diagnostics=False, watch=True, **options):
     """Integrates model from (q0, u0) (default: the model's), as `loopdyn simulate` does.
 
-    Loops are closed first (assemble=False: the state is checked instead). `method="auto"` picks
-    one (model.default_method) and starts again with dca when it stops at a singular configuration.
-    options: FormulationSettings by name (on_singular="continue", baumgarte_alpha, ...).
+    Loops are closed first (assemble=False: the state is checked instead). integrator=None is
+    dopri5 with rtol/atol (rk4 at dt for srm); `method="auto"` picks one (model.default_method) and
+    starts again with dca when it stops. The run watch (watch=False turns it off) checks closure
+    and energy balance after every step. A run that stops raises SingularConfigurationError,
+    RunWatchError, IntegrationError or RunError, whose `result` holds the rows computed before the
+    stop. options: FormulationSettings by name (on_singular="continue", baumgarte_alpha, ...).
     The GIL is released during the run; Ctrl-C stops it with KeyboardInterrupt.
     """
     q, u, initial = _initial_state(model, assemble, q0, u0)
-    chosen = model.default_method(q, integrator)["method"] if method == "auto" else method
-
-    def run(name):
-        return _simulate(model, name, q, u, integrator, t_end, dt, rtol, atol, output_dt, project, project_tolerance,
-                         reactions, diagnostics, **options)
-
-    handed_over = None
-    try:
-        columns, data, stats, events = run(chosen)
-    except SingularConfigurationError as e:
-        if method != "auto" or chosen == "dca":
-            raise
-        warnings.warn(f"auto: {e}\nauto: starting again with dca, which crosses singular configurations",
-                      RuntimeWarning, stacklevel=2)
-        handed_over, chosen = chosen, "dca"
-        columns, data, stats, events = run(chosen)
-    return Result(columns, data, chosen, stats, events, initial, handed_over)
+    columns, data, stats, events, ran, handovers, stop, message = _simulate(
+        model, method, q, u, integrator, t_end, dt, rtol, atol, output_dt, project, project_tolerance, reactions,
+        diagnostics, watch, **options)
+    for source, target, reason in handovers:
+        warnings.warn(f"auto: {source} stopped: {reason}\nauto: starting again with {target}, which crosses singular "
+                      "configurations", RuntimeWarning, stacklevel=2)
+    result = Result(columns, data, ran, stats, events, initial, handovers)
+    if stop:
+        error = _STOPS[stop](message)
+        error.result = result
+        raise error
+    return result
 
 
 def view(model, run, out, plot=()):

@@ -9,7 +9,7 @@
 #include "bindings.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/loop_structure.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/run.hpp"
 
 namespace loopdyn::python {
 
@@ -163,24 +163,6 @@ class Method {
   std::optional<Reactions> reactions_;
 };
 
-// A Python signal handler raised an exception during a run; it is pending in the thread state.
-struct Interrupted {};
-
-// Takes the GIL back at an output time to run Python's signal handlers (Ctrl-C's among them).
-void check_signals(double) {
-  py::gil_scoped_acquire gil;
-  if (PyErr_CheckSignals() != 0) throw Interrupted{};
-}
-
-Trajectory run_released(Simulator& sim, const VecX& q0, const VecX& u0) {
-  try {
-    py::gil_scoped_release release;
-    return sim.run(q0, u0, check_signals);
-  } catch (const Interrupted&) {
-    throw py::error_already_set();
-  }
-}
-
 // The rows of a trajectory as one (rows x columns) array: a result's columns are views into it.
 py::array_t<double> table(const Trajectory& traj) {
   const auto rows = static_cast<py::ssize_t>(traj.rows.size()), cols = static_cast<py::ssize_t>(traj.columns.size());
@@ -197,24 +179,48 @@ py::dict stats(const Trajectory& traj) {
   d["steps_rejected"] = traj.stats.steps_rejected;
   d["change_points_crossed"] = traj.crossings.size();
   d["projections"] = traj.projection.position_projections;
+  const WatchSummary& w = traj.watch;
+  if (w.watched) {
+    d["watch_accuracy"] = w.accuracy;
+    d["watch_worst_balance"] = w.worst_balance;
+    d["watch_balance_scale"] = w.balance_scale;
+    d["watch_worst_position"] = w.worst_position;
+    d["watch_worst_velocity"] = w.worst_velocity;
+  }
   return d;
 }
 
-// One Simulator run of method `name` from (q0, u0); the settings as `loopdyn simulate`'s options.
-py::tuple simulate(std::shared_ptr<const Model> model, const std::string& name, const py::handle& q, const py::handle& u,
-                   const std::string& integrator, double t_end, double dt, double rtol, double atol, double output_dt,
-                   bool project, double project_tolerance, bool reactions, bool diagnostics, const py::kwargs& options) {
-  FS fs = formulation_settings(options, "simulate()");
+const char* stop_name(RunStopKind kind) {
+  switch (kind) {
+    case RunStopKind::none: return "";
+    case RunStopKind::singular_configuration: return "singular_configuration";
+    case RunStopKind::watch: return "watch";
+    case RunStopKind::integration: return "integration";
+    case RunStopKind::failure: return "failure";
+    case RunStopKind::cancelled: return "cancelled";
+  }
+  return "failure";
+}
+
+// loopdyn::run (run.hpp) of `method` from (q0, u0), the settings as `loopdyn simulate`'s options,
+// without the GIL. At every output time the GIL is taken back for a moment so that Python runs its
+// signal handlers: Ctrl-C cancels the run, and the KeyboardInterrupt is raised after it. Returns
+// (columns, data, stats, events, method, handovers, stop kind, stop message): the Python side
+// raises the stop's typed exception with the rows computed before it.
+py::tuple simulate(std::shared_ptr<const Model> model, const std::string& method, const py::handle& q,
+                   const py::handle& u, const std::optional<std::string>& integrator, double t_end, double dt,
+                   double rtol, double atol, double output_dt, bool project, double project_tolerance, bool reactions,
+                   bool diagnostics, bool watch, const py::kwargs& options) {
+  RunSettings rs;
+  rs.method = method;
+  rs.formulation = formulation_settings(options, "simulate()");
+  if (integrator) rs.integrator = integrator_kind(*integrator);
   VecX q0(model->nq), u0(model->nv);
   read_vector(q, "q0", "nq", q0);
   read_vector(u, "u0", "nv", u0);
   for (const auto& [value, arg] : {std::pair{t_end, "t_end"}, {dt, "dt"}, {rtol, "rtol"}, {atol, "atol"}, {output_dt, "output_dt"}})
     check_finite(value, arg);
-  auto formulation = make_formulation(name, *model, fs);
-  std::vector<std::pair<double, std::string>> events;  // collected without the GIL, handed over after
-  formulation->set_event_sink([&](const FormulationEvent& e) { events.emplace_back(e.t, e.message); });
-  SimulationSettings settings;
-  settings.integrator.kind = integrator_kind(integrator);
+  SimulationSettings& settings = rs.simulation;
   settings.integrator.dt = dt;
   settings.integrator.rtol = rtol;
   settings.integrator.atol = atol;
@@ -224,10 +230,26 @@ py::tuple simulate(std::shared_ptr<const Model> model, const std::string& name, 
   settings.projection.position_tolerance = settings.projection.velocity_tolerance = project_tolerance;
   settings.reactions = reactions;
   settings.diagnostics = diagnostics;
-  settings.guard_singular_configurations = fs.on_singular == FS::OnSingular::stop;
-  Simulator sim(*model, *formulation, settings);
-  const Trajectory traj = run_released(sim, q0, u0);
-  return py::make_tuple(traj.columns, table(traj), stats(traj), events);
+  settings.watch.enabled = watch;
+  std::vector<std::pair<double, std::string>> events;  // collected without the GIL, handed over after
+  RunCallbacks cb;
+  cb.event = [&](const FormulationEvent& e) { events.emplace_back(e.t, e.message); };
+  bool signalled = false;
+  cb.cancelled = [&] {
+    py::gil_scoped_acquire gil;
+    signalled = PyErr_CheckSignals() != 0;
+    return signalled;
+  };
+  RunResult r;
+  {
+    py::gil_scoped_release release;
+    r = run(*model, q0, u0, rs, cb);
+  }
+  if (signalled) throw py::error_already_set();
+  py::list handovers;
+  for (const Handover& h : r.handovers) handovers.append(py::make_tuple(h.from, h.to, h.reason));
+  return py::make_tuple(r.trajectory.columns, table(r.trajectory), stats(r.trajectory), events, r.method, handovers,
+                        stop_name(r.stop.kind), r.stop.message);
 }
 
 }  // namespace
@@ -243,7 +265,7 @@ void bind_methods(py::module_& m) {
       .def("reactions", &Method::reactions, py::arg("t"), py::arg("q"), py::arg("u"));
   m.def("_simulate", &simulate, py::arg("model"), py::arg("method"), py::arg("q0"), py::arg("u0"), py::arg("integrator"),
         py::arg("t_end"), py::arg("dt"), py::arg("rtol"), py::arg("atol"), py::arg("output_dt"), py::arg("project"),
-        py::arg("project_tolerance"), py::arg("reactions"), py::arg("diagnostics"));
+        py::arg("project_tolerance"), py::arg("reactions"), py::arg("diagnostics"), py::arg("watch"));
   m.attr("default_project_tolerance") = ProjectionSettings{}.position_tolerance;
   m.def("method_names", [] {
     std::vector<std::string> names;

@@ -142,7 +142,7 @@ void bind_model(py::module_& m) {
             if (!q.is_none()) read_vector(q, "q", "nq", q0);
             return choice_entry(default_method(mo, q0, integrator_kind(integrator)));
           },
-          py::arg("q") = py::none(), py::arg("integrator") = "rk4", "The method `auto` picks at q, and why.")
+          py::arg("q") = py::none(), py::arg("integrator") = "dopri5", "The method `auto` picks at q, and why.")
       .def("__repr__", [](const Model& mo) {
         return "<loopdyn.Model '" + mo.name + "': " + std::to_string(mo.nbodies) + " bodies, nq = " +
                std::to_string(mo.nq) + ", nv = " + std::to_string(mo.nv) + ", " +

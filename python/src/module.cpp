@@ -3,6 +3,7 @@
 #include "bindings.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/mechanism.hpp"
+#include "loopdyn/run_watch.hpp"
 
 PYBIND11_MODULE(_loopdyn, m) {
   namespace py = pybind11;
@@ -13,6 +14,7 @@ PYBIND11_MODULE(_loopdyn, m) {
   py::register_exception<ModelError>(m, "ModelError", PyExc_ValueError);
   py::register_exception<SingularConfigurationError>(m, "SingularConfigurationError", PyExc_RuntimeError);
   py::register_exception<IntegrationError>(m, "IntegrationError", PyExc_RuntimeError);
+  py::register_exception<RunWatchError>(m, "RunWatchError", PyExc_RuntimeError);
   python::bind_model(m);
   python::bind_methods(m);
   python::bind_viewer(m);

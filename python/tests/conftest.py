@@ -17,10 +17,15 @@ def model_path(name):
     return str(MODELS / name)
 
 
+def cli_path():
+    """The loopdyn binary the tests run (CTest sets LOOPDYN_CLI)."""
+    return os.environ.get("LOOPDYN_CLI", str(SOURCE_DIR / "build" / "loopdyn"))
+
+
 @pytest.fixture(scope="session")
 def cli():
     """Runs `loopdyn <args>`; returns the CompletedProcess (text)."""
-    path = os.environ.get("LOOPDYN_CLI", str(SOURCE_DIR / "build" / "loopdyn"))
+    path = cli_path()
     if not os.path.exists(path):
         pytest.skip(f"the CLI is not built ({path})")
 

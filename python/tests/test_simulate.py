@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import loopdyn
-from conftest import model_path, optional_module, read_csv
+from conftest import cli_path, model_path, optional_module, read_csv
 
 
 @pytest.mark.parametrize("name, options", [
@@ -73,6 +73,41 @@ def test_auto_starts_again_with_dca_where_its_choice_stops():
     assert r["t"][-1] == pytest.approx(0.6)
 
 
+def test_a_stop_carries_the_rows_computed_before_it(cli, tmp_path):
+    chain = loopdyn.square_chain(3)
+    with pytest.raises(loopdyn.SingularConfigurationError) as e:
+        loopdyn.simulate(chain, method="embedding", t_end=0.6)
+    partial = e.value.result
+    assert partial.method == "embedding" and 0.3 < partial["t"][-1] < 0.6
+    # The CLI writes the same rows before its error line.
+    path, out = tmp_path / "chain.yaml", tmp_path / "c.csv"
+    cli("generate", "square-chain", "--squares", 3, "--out", path)
+    cli("simulate", path, "--method", "embedding", "--t-end", 0.6, "--out", out, check=False)
+    header, rows = read_csv(out)
+    assert header == partial.columns
+    np.testing.assert_allclose(rows, partial.data, rtol=1e-8, atol=1e-9)
+
+
+def test_the_watch_stops_a_fixed_step_run_that_leaves_the_motion():
+    # Issue 36's triple-rocker at rk4 with a step far too long for its swing: the motion is lost
+    # (the energy balance and the closure show it), and the rows before the stop are kept.
+    m = loopdyn.Mechanism("triple_rocker", gravity=[0, -9.81, 0])
+    m.add_body("crank", 0.5, com=[0.4, 0, 0], inertia=[1e-4, 0.00375, 0.00375])
+    m.add_body("coupler", 1.0, com=[0.5, 0, 0], inertia=[1e-4, 0.0833, 0.0833])
+    m.add_body("rocker", 0.8, com=[0.4, 0, 0], inertia=[1e-4, 0.0427, 0.0427])
+    m.add_joint("j_crank", "revolute", "ground", "crank", axis=[0, 0, 1], q=1.2, u=2.0)
+    m.add_joint("j_coupler", "revolute", "crank", "coupler", parent_frame={"xyz": [0.8, 0, 0]}, q=-1.0)
+    m.add_joint("j_rocker", "revolute", "ground", "rocker", parent_frame={"xyz": [1.2, 0, 0]}, q=1.8)
+    m.add_joint("closure", "revolute", "coupler", "rocker", parent_frame={"xyz": [0.9, 0, 0]},
+                child_frame={"xyz": [0.7, 0, 0]}, cut=True)
+    model = m.build()
+    with pytest.raises(loopdyn.RunWatchError, match="the run watch stops the run") as e:
+        loopdyn.simulate(model, method="lagrange-dense", integrator="rk4", dt=0.05, t_end=5.0)
+    assert 0.0 < e.value.result["t"][-1] < 5.0
+    r = loopdyn.simulate(model, t_end=5.0)  # the default: dopri5, watched
+    assert r.stats["watch_worst_balance"] < 1e3 * 1e-8 * r.stats["watch_balance_scale"]
+
+
 def test_on_singular_continue_runs_through():
     r = loopdyn.simulate(loopdyn.square_chain(3), method="embedding", t_end=0.6, on_singular="continue")
     assert r["t"][-1] == pytest.approx(0.6)
@@ -118,3 +153,20 @@ def test_ctrl_c_stops_a_long_run_with_keyboard_interrupt():
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=20)
     assert (p.returncode, out, err) == (3, "interrupted\n", "")
+
+
+def test_ctrl_c_on_the_cli_writes_the_rows_computed_so_far(tmp_path):
+    path = cli_path()
+    if not os.path.exists(path):
+        pytest.skip(f"the CLI is not built ({path})")
+    ladder, out = tmp_path / "ladder.yaml", tmp_path / "run.csv"
+    subprocess.run([path, "generate", "ladder", "--cells", "32", "--out", str(ladder)], check=True, capture_output=True)
+    p = subprocess.Popen([path, "simulate", str(ladder), "--method", "lagrange-dense", "--t-end", "1e6",
+                          "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)  # inside the run
+    p.send_signal(signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=20)
+    assert p.returncode == 130, stderr
+    assert "loopdyn: error: cancelled at t = " in stderr and "up to the stop" in stdout
+    header, rows = read_csv(out)
+    assert header[0] == "t" and len(rows) > 1 and rows[-1, 0] < 1e6

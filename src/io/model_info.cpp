@@ -42,9 +42,9 @@ nlohmann::json describe(const Model& model) {
                           {"parent", body_label(node.parent_body)}, {"joint_speeds", node.nv},
                           {"independent_speeds", independent[n]}});
   }
-  // For the CLI's default integrator (rk4), and for dopri5 when it differs.
-  const MethodChoice choice = default_method(model, IntegratorKind::rk4);
-  const MethodChoice adaptive = default_method(model, IntegratorKind::dopri5);
+  // For the default integrator (dopri5, run.hpp), and for a fixed step (rk4) when it differs.
+  const MethodChoice choice = default_method(model, IntegratorKind::dopri5);
+  const MethodChoice fixed = default_method(model, IntegratorKind::rk4);
   json scope = json::object();
   for (const MethodInfo& m : loopdyn::methods())
     if (m.implemented()) {
@@ -65,7 +65,7 @@ nlohmann::json describe(const Model& model) {
           {"dof_rank", rank.dof},
           {"aggregated_bodies", aggregated},
           {"default_method", {{"method", choice.method}, {"reason", choice.reason}}},
-          {"default_method_dopri5", {{"method", adaptive.method}, {"reason", adaptive.reason}}},
+          {"default_method_fixed_step", {{"method", fixed.method}, {"reason", fixed.reason}}},
           {"methods", scope},
           {"markers", model.markers.size()},
           {"force_elements", model.forces.size()}};

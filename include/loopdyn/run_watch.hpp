@@ -1,0 +1,91 @@
+// The run watch: checks after every accepted step of any method that the trajectory is still the
+// motion of the mechanism, so that no run ends with a wrong motion and exit code 0.
+//
+// Two checks, each against a bound that follows from the accuracy τ the run asks for (dopri5: its
+// rtol; a fixed step: WatchSettings::fixed_step_accuracy, since a fixed step estimates no error):
+//  * closure: |Φ| of every closure row, the structurally redundant (dropped) rows too, so that a
+//    row dropped wrongly shows, and |Φ̇| of the same rows:
+//        |Φ_along| <= F τ L,  |Φ_dot| <= F τ,  |Φ̇_along| <= F τ L V,  |Φ̇_dot| <= F τ V,
+//    L the mechanism's size (largest distance of a body origin or loop frame from the world origin
+//    at the start, at least 1 mm), V the largest joint speed so far (at least 1 rad/s);
+//  * energy balance: B(t) = T + V_g − W − (T + V_g)(0), with W the work of every applied force but
+//    gravity (springs, dampers, joint and body forces, callbacks) integrated along the run by the
+//    run's own integrator (Simulator), is a balance that holds for every method whatever its
+//    forces:  |B| <= F τ S_E,  S_E = max over the run so far of T + |V_g − V_g(0)| + |W|, at least
+//    1e-9 J.
+// F = kWatchFactor: a run of dopri5 with rtol τ keeps a global error of a few τ over the bundled
+// models (docs/methods.md, "The run watch", has the measured ratios); F leaves two orders of margin
+// above them and still stops any loss of 0.1 % at τ = 1e-6.
+// A violation throws RunWatchError naming the check, the time, the size against its bound and what
+// to do; the run layer (run.hpp) hands the run over or stops it with its rows kept.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "loopdyn/constraints.hpp"
+#include "loopdyn/forces.hpp"
+#include "loopdyn/integrators.hpp"
+
+namespace loopdyn {
+
+inline constexpr double kWatchFactor = 1e3;
+
+struct WatchSettings {
+  bool enabled = true;
+  /// τ of a fixed-step run (rk2, rk4), whose step is not error-controlled.
+  double fixed_step_accuracy = 1e-6;
+};
+
+/// The watch's record of a run: the worst of each check and its bound.
+struct WatchSummary {
+  bool watched = false;
+  double accuracy = 0.0;          ///< τ
+  double worst_balance = 0.0;     ///< max |B| (J)
+  double balance_scale = 0.0;     ///< S_E at the end (J)
+  double worst_position = 0.0;    ///< max |Φ| over every row, kept and dropped
+  double worst_velocity = 0.0;    ///< max |Φ̇| over the same rows
+  double length = 0.0;            ///< L (m)
+};
+
+/// A run left the motion: a check of the watch failed.
+class RunWatchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The power of every applied force but gravity at current kinematics (positions, velocities) and
+/// (q, u): τᵀu + Σ f_bodyᵀ v_body.
+double applied_power(const Model& model, const KinematicsData& kin, double t, const VecX& q, const VecX& u,
+                     ForceData& forces);
+
+/// Whether the model has applied forces other than gravity (force elements or callbacks).
+bool has_applied_forces(const Model& model);
+
+class RunWatch {
+ public:
+  RunWatch(const Model& model, const WatchSettings& settings, const IntegratorSettings& integrator);
+  /// The state at the start of the run (work 0).
+  void start(const VecX& q0, const VecX& u0);
+  /// The joint state after an accepted step at t and the work done since the start; throws
+  /// RunWatchError when a check fails. Allocates nothing.
+  void observe(double t, const VecX& q, const VecX& u, double work);
+  const WatchSummary& summary() const { return summary_; }
+
+ private:
+  double size_at_start();  ///< L: kinematics at q0 current
+  void check_closure(double t, const VecX& u);
+  void check_balance(double t, const VecX& q, double work);
+  [[noreturn]] void fail(double t, const std::string& what) const;
+
+  const Model& model_;
+  Constraints rows_;  ///< every closure row, kept and dropped
+  KinematicsData kin_;
+  ConstraintData data_;
+  VecX phi_, phidot_;
+  double start_energy_ = 0.0, start_gravity_ = 0.0, speed_ = 1.0;
+  std::string integrator_;
+  WatchSummary summary_;
+};
+
+}  // namespace loopdyn

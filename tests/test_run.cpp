@@ -1,0 +1,198 @@
+// The run layer (run.hpp) and the run watch (run_watch.hpp): the default run of a new user's
+// four-bars is right or stops, against the absolute-coordinate reference (reference/, its own code
+// path); a method that leaves the motion is stopped by the watch whatever it is; a stop keeps its
+// rows; `auto` hands over on every stop of its first choice.
+#include <gtest/gtest.h>
+
+#include "absolute_coordinates.hpp"
+#include "iftomm_cases.hpp"
+#include "loopdyn/assembly.hpp"
+#include "loopdyn/formulations/lagrange_dense.hpp"
+#include "loopdyn/run.hpp"
+#include "test_support.hpp"
+
+namespace loopdyn {
+namespace {
+
+// A planar four-bar in the x-y plane as a new user writes it (issue 36's two files): crank on the
+// ground pivot at the origin, rocker on the pivot at (ground, 0), the loop cut between coupler and
+// rocker; link lengths crank, coupler, rocker; initial crank angle and speed 1.2 rad, 2 rad/s.
+Mechanism four_bar(double ground, double crank, double coupler, double rocker, const Vec3& crank_com,
+                   const Vec3& rocker_com, bool pin_crank) {
+  Mechanism m;
+  m.name = "four_bar";
+  m.gravity = Vec3(0, -9.81, 0);
+  m.add_body("crank", 0.5, crank_com, Vec3(1e-4, 0.00375, 0.00375).asDiagonal());
+  m.add_body("coupler", 1.0, Vec3(0.5, 0, 0), Vec3(1e-4, 0.0833, 0.0833).asDiagonal());
+  m.add_body("rocker", 0.8, rocker_com, Vec3(1e-4, 0.0427, 0.0427).asDiagonal());
+  JointSpec& j1 = m.add_joint("j_crank", JointType::revolute, "ground", "crank");
+  j1.axis = Vec3::UnitZ();
+  j1.q = {1.2};
+  j1.u = {2.0};
+  j1.independent = pin_crank;
+  m.add_joint("j_coupler", JointType::revolute, "crank", "coupler", Transform::translation(Vec3(crank, 0, 0))).q = {-1.0};
+  m.add_joint("j_rocker", JointType::revolute, "ground", "rocker", Transform::translation(Vec3(ground, 0, 0))).q = {1.8};
+  JointSpec& cut = m.add_joint("closure", JointType::revolute, "coupler", "rocker",
+                               Transform::translation(Vec3(coupler, 0, 0)), Transform::translation(Vec3(rocker, 0, 0)));
+  cut.cut = true;
+  m.add_marker("tip", "coupler", Vec3(0.5, 0.2, 0));
+  return m;
+}
+
+// Issue 36's triple-rocker (ground 1.2, links 0.8 / 0.9 / 0.7 m): its crank swings between limits,
+// where every method in joint coordinates must choose its independent coordinate again.
+Mechanism triple_rocker() { return four_bar(1.2, 0.8, 0.9, 0.7, Vec3(0.4, 0, 0), Vec3(0.4, 0, 0), false); }
+// Issue 36's Grashof crank-rocker (ground 1.0, crank 0.3, coupler 1.0, rocker 0.8; the cut frame
+// on the rocker at 0.1 as the user wrote it), the crank marked `independent: true`.
+Mechanism crank_rocker() { return four_bar(1.0, 0.3, 1.0, 0.1, Vec3(0.15, 0, 0), Vec3(0.05, 0, 0), true); }
+
+struct Assembled {
+  Mechanism mechanism;  ///< with the assembled q and u written into its joints
+  Model model;
+};
+
+// The loops closed from the file's q and u as `loopdyn simulate` does (the marked joints kept).
+Assembled assembled(Mechanism m) {
+  Model model = Model::build(m);
+  const AssemblyResult a = assemble(model, model.loops().constraints, model.q0, model.u0);
+  for (int i = 0; i < model.nbodies; ++i) {
+    JointSpec& j = *std::find_if(m.joints.begin(), m.joints.end(),
+                                 [&](const JointSpec& s) { return s.name == model.joints[i].name; });
+    j.q = {a.q(model.q_index[i])};
+    j.u = {a.u(model.v_index[i])};
+  }
+  Model closed = Model::build(m);
+  return {std::move(m), std::move(closed)};
+}
+
+// The largest distance between the run's tip marker and the absolute-coordinate reference's (RK4
+// at h = 1e-4 with projections; its own code path) over the run's rows.
+double tip_error(const Assembled& c, const Trajectory& traj) {
+  const reference::AbsoluteCoordinates ref(c.mechanism);
+  std::vector<reference::BodyState> s = reference::initial_bodies(c.mechanism);
+  const int coupler = ref.body("coupler");
+  double now = 0.0, worst = 0.0;
+  for (std::size_t k = 0; k < traj.rows.size(); ++k) {
+    const double t = traj.rows[k](0);
+    ref.advance(s, now, t, 1e-4);
+    now = t;
+    const Vec3 run(traj.at(k, "tip.x"), traj.at(k, "tip.y"), traj.at(k, "tip.z"));
+    worst = std::max(worst, (run - ref.point(s, coupler, Vec3(0.5, 0.2, 0))).norm());
+  }
+  return worst;
+}
+
+RunSettings default_run(double t_end) {
+  RunSettings s;
+  s.simulation.t_end = t_end;
+  s.simulation.output_dt = 0.05;
+  return s;
+}
+
+// The default run (auto, dopri5 at rtol 1e-8) of both four-bars follows the reference. The
+// bound: dopri5 at rtol 1e-8 keeps a global error of about 1e-7 m on these 1 m links over seconds,
+// and the reference's RK4 at h = 1e-4 is within 1e-9 m (halving h moves it by less); 1e-5 m is
+// the accuracy a user of the default can count on (docs/methods.md, "The default run"). On dadfa00
+// the triple-rocker ended 2.6 rad off dca in its input angle under the then default rk4 run, and
+// the crank-rocker stopped at t = 0.3135.
+TEST(Run, DefaultRunOfTheNewUsersFourBarsFollowsTheReference) {
+  for (const auto& [name, mechanism] : {std::pair{"triple_rocker", triple_rocker()}, {"crank_rocker", crank_rocker()}}) {
+    const Assembled c = assembled(mechanism);
+    const RunResult r = run(c.model, c.model.q0, c.model.u0, default_run(5.0));
+    ASSERT_TRUE(r.completed()) << name << ": " << r.stop.message;
+    EXPECT_EQ(r.integrator, IntegratorKind::dopri5);
+    EXPECT_LT(tip_error(c, r.trajectory), 1e-5) << name << " with " << r.method;
+    EXPECT_TRUE(r.trajectory.watch.watched);
+  }
+}
+
+// A formulation that leaks energy: lagrange-dense's accelerations with a hidden damping u̇ −= c u,
+// which no residual shows (the loops stay closed: the damping acts along the motion's own speeds,
+// G u̇ stays γ only approximately, but the energy falls at rate c·2T).
+class Leaky final : public Formulation {
+ public:
+  explicit Leaky(const Model& model) : Formulation(model), inner_(model) {}
+  std::string_view name() const override { return "leaky"; }
+  void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override {
+    inner_.accelerations(t, q, u, udot);
+    udot -= 0.05 * u;
+  }
+
+ private:
+  LagrangeDense inner_;
+};
+
+// The watch stops any method that leaves the motion (here: one outside the registry), names the
+// check, and the stopped run keeps its rows up to the stop; with the watch off it runs to the end.
+TEST(RunWatch, StopsAMethodThatLosesEnergyAndKeepsTheRows) {
+  const Assembled c = assembled(triple_rocker());
+  Leaky leaky(c.model);
+  SimulationSettings s;
+  s.integrator.kind = IntegratorKind::dopri5;
+  s.t_end = 5.0;
+  Simulator sim(c.model, leaky, s);
+  Trajectory traj;
+  try {
+    sim.run(c.model.q0, c.model.u0, traj);
+    FAIL() << "the watch did not stop a run that loses energy";
+  } catch (const RunWatchError& e) {
+    EXPECT_NE(std::string(e.what()).find("energy balance"), std::string::npos) << e.what();
+  }
+  ASSERT_GT(traj.rows.size(), 1u);
+  EXPECT_LT(traj.rows.back()(0), 5.0);
+  EXPECT_TRUE(traj.watch.watched);
+  EXPECT_GT(traj.watch.worst_balance, 0.0);
+  s.watch.enabled = false;
+  Simulator unwatched(c.model, leaky, s);
+  EXPECT_DOUBLE_EQ(unwatched.run(c.model.q0, c.model.u0).rows.back()(0), 5.0);
+}
+
+// The watch at a fixed step: rk4 at a step far too long for the motion (h = 0.05 s against a
+// swing of about 1 s) ends far off; it is stopped, and `auto` hands the run to dca, which stops
+// too at that step: the run ends with a watch stop, never a completed wrong motion.
+TEST(Run, FixedStepTooLongIsStoppedNotWrong) {
+  const Assembled c = assembled(triple_rocker());
+  RunSettings s = default_run(5.0);
+  s.integrator = IntegratorKind::rk4;
+  s.simulation.integrator.dt = 0.05;
+  const RunResult r = run(c.model, c.model.q0, c.model.u0, s);
+  if (r.completed()) {
+    EXPECT_LT(tip_error(c, r.trajectory), 1e-3) << r.method;  // 1e3 τ of the watch's τ = 1e-6, on 1 m links
+  } else {
+    EXPECT_EQ(r.stop.kind, RunStopKind::watch) << r.stop.message;
+    EXPECT_FALSE(r.handovers.empty());
+    EXPECT_FALSE(r.trajectory.rows.empty());
+  }
+}
+
+// Applied forces: the `work` column is the work of the non-conservative forces (the spring is in
+// `energy`), so energy − work stays at its start on an accurate run, and the watch checks that
+// balance on every step. The triple-rocker with a spring-damper on the crank, a constant force on
+// the coupler and a time-varying torque from a callback: the damper takes about a third of the
+// energy in 3 s, while energy − work must hold to dopri5's accuracy (rtol 1e-8: a few 1e-8 of the
+// energy scale; 1e-6 leaves the margin of the watch's own bound, 1e3 τ). A sign slip in the power
+// of any element would leave energy − work off by the order of the work itself.
+TEST(RunWatch, WorkOfAppliedForcesBalancesTheEnergy) {
+  Assembled c = assembled(triple_rocker());
+  c.mechanism.forces.push_back({JointSpringDamperSpec{"j_crank", 2.0, 0.3, 1.0}, ""});
+  c.mechanism.forces.push_back({BodyForceSpec{"coupler", Vec3(0.5, 0, 0), Vec3(1.0, 0.5, 0)}, ""});
+  c.mechanism.callbacks.push_back([](double t, const Model& model, const KinematicsData&, const VecX&, const VecX&,
+                                     AppliedForces& out) { out.tau(model.v_index[2]) += 0.4 * std::sin(3.0 * t); });
+  const Model model = Model::build(c.mechanism);
+  RunSettings s = default_run(3.0);
+  for (const std::string method : {"lagrange-dense", "embedding", "dca"}) {
+    s.method = method;
+    const RunResult r = run(model, model.q0, model.u0, s);
+    ASSERT_TRUE(r.completed()) << method << ": " << r.stop.message;
+    const Trajectory& traj = r.trajectory;
+    const std::size_t last = traj.rows.size() - 1;
+    const double e0 = traj.at(0, "energy"), scale = traj.watch.balance_scale;
+    EXPECT_EQ(traj.at(0, "work"), 0.0);
+    EXPECT_GT(std::abs(traj.at(last, "work")), 0.1 * scale) << method;
+    for (std::size_t k = 0; k <= last; ++k)
+      EXPECT_LT(std::abs(traj.at(k, "energy") - traj.at(k, "work") - e0), 1e-6 * scale) << method << " row " << k;
+  }
+}
+
+}  // namespace
+}  // namespace loopdyn
