@@ -34,6 +34,7 @@ RunWatch::RunWatch(const Model& model, const WatchSettings& settings, const Inte
   phidot_.resize(phi_.size());
   rows_ = Constraints(std::move(all));
   const bool fixed = integrator.kind != IntegratorKind::dopri5;
+  per_step_ = !fixed;
   summary_.watched = true;
   summary_.accuracy = fixed ? settings.fixed_step_accuracy : integrator.rtol;
   integrator_ = std::string(to_string(integrator.kind));
@@ -61,10 +62,16 @@ void RunWatch::start(const VecX& q0, const VecX& u0) {
   start_gravity_ = e.gravity;
   summary_.balance_scale = e.kinetic;
   summary_.worst_balance = summary_.worst_position = summary_.worst_velocity = 0.0;
+  summary_.steps = 0;
   speed_ = std::max(1.0, u0.size() ? u0.cwiseAbs().maxCoeff() : 0.0);
 }
 
+double RunWatch::balance_factor() const {
+  return per_step_ ? std::max(kWatchFactor, kWatchStepFactor * static_cast<double>(summary_.steps)) : kWatchFactor;
+}
+
 void RunWatch::observe(double t, const VecX& q, const VecX& u, double work) {
+  ++summary_.steps;
   update_positions(model_, kin_, q);
   update_velocities(model_, kin_, q, u);
   if (u.size()) speed_ = std::max(speed_, u.cwiseAbs().maxCoeff());
@@ -97,10 +104,10 @@ void RunWatch::check_balance(double t, const VecX& q, double work) {
   summary_.balance_scale =
       std::max({summary_.balance_scale, e.kinetic + std::abs(e.gravity - start_gravity_) + std::abs(work), 1e-9});
   summary_.worst_balance = std::max(summary_.worst_balance, std::abs(balance));
-  const double bound = kWatchFactor * summary_.accuracy * summary_.balance_scale;
+  const double bound = balance_factor() * summary_.accuracy * summary_.balance_scale;
   if (!(std::abs(balance) <= bound))
     fail(t, "energy balance: kinetic + potential - work of the applied forces has changed by " + number(balance) +
-                " J since the start (bound " + number(bound) + " J, " + number(kWatchFactor * summary_.accuracy) +
+                " J since the start (bound " + number(bound) + " J, " + number(balance_factor() * summary_.accuracy) +
                 " of the run's energy scale " + number(summary_.balance_scale) + " J)");
 }
 

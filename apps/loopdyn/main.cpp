@@ -206,7 +206,7 @@ void print_watch(const Model& model, const WatchSummary& w) {
   if (model.has_loops())
     std::printf(", closure of every row off by at most %.3g (position), %.3g (velocity)", w.worst_position,
                 w.worst_velocity);
-  std::printf("; accuracy %.3g, bounds %g times it\n", w.accuracy, kWatchFactor);
+  std::printf("; accuracy %.3g over %ld steps (docs/methods.md, \"The run\")\n", w.accuracy, w.steps);
 }
 
 // The viewer's page of a run of the model file `model` (mesh paths start from its folder), written

@@ -125,7 +125,7 @@ def test_a_diverging_run_raises_integration_error():
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"integrator": "euler"}, ValueError, "unknown integrator 'euler' \\(known: rk2, rk4, dopri5\\)"),
     ({"output_dt": float("nan")}, ValueError, "output_dt is nan"),
-    ({"q0": np.zeros(5)}, ValueError, "q: expected a 1-D array of nq = 2 numbers, got shape \\(5,\\)"),
+    ({"q0": np.zeros(5)}, ValueError, "q0: expected a 1-D array of nq = 2 numbers, got shape \\(5,\\)"),
     ({"method": "nope"}, loopdyn.ModelError, "unknown method 'nope'"),
     ({"dca_alfa": 1.0}, TypeError, "simulate\\(\\): unknown option 'dca_alfa'"),
     ({"on_singular": "maybe"}, ValueError, "on_singular: expected 'stop' or 'continue', got 'maybe'"),
@@ -162,7 +162,8 @@ def test_ctrl_c_on_the_cli_writes_the_rows_computed_so_far(tmp_path):
     ladder, out = tmp_path / "ladder.yaml", tmp_path / "run.csv"
     subprocess.run([path, "generate", "ladder", "--cells", "32", "--out", str(ladder)], check=True, capture_output=True)
     p = subprocess.Popen([path, "simulate", str(ladder), "--method", "lagrange-dense", "--t-end", "1e6",
-                          "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                          "--output-dt", "1e-4", "--out", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1.0)  # inside the run
     p.send_signal(signal.SIGINT)
     stdout, stderr = p.communicate(timeout=20)
