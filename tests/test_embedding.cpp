@@ -246,7 +246,7 @@ TEST(CoordinatePartition, TripleRockerKeepsEnergyAndMotionAcrossPartitionChanges
     // Every joint swings between limits: the partition must change on the way.
     EXPECT_GE(run.count("independent speeds chosen again"), 4) << method;
     // lagrange-dense, whose right-hand side is smooth, keeps the energy to 6.7e-6 at this step and
-    // the partitioned methods to 2.8e-6 (issue 36; they lost 20 % when they kept an independent
+    // the partitioned methods to 2.2e-6 (issue 36; they lost 20 % when they kept an independent
     // coordinate up to 100 times its condition, choosing again inside a step). 1e-5 is
     // lagrange-dense's figure with 50 % margin.
     EXPECT_LT(largest_energy_change(t), 1e-5) << method;

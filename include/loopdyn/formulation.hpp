@@ -33,10 +33,10 @@ struct FormulationSettings {
   int max_position_iterations = 25;
   /// gcp, nullspace and embedding choose the dependent coordinates again (001 §2.2), between two
   /// steps, when the condition number of the dependent block has grown by this factor since they
-  /// were chosen; a coordinate marked independent yields when keeping it would cost this factor
-  /// (formulations/coordinate_partition.hpp). Small: the independent coordinates must not come near
-  /// a limit of their motion within a step (issue 36: 100 lost 20 % of the energy of a triple
-  /// rocker at rk4 h = 1e-3, 10 lost 1e-4, 4 loses 3e-6).
+  /// were chosen (and another choice is twice better); a coordinate marked independent yields when
+  /// keeping it would cost this factor (formulations/coordinate_partition.hpp). Small: the
+  /// independent coordinates must not come near a limit of their motion within a step (issue 36:
+  /// 100 lost 20 % of the energy of a triple rocker at rk4 h = 1e-3, 10 lost 1e-4, 4 loses 2e-6).
   double partition_condition_growth = 4.0;
   /// rcr chooses its independent speeds again, between two steps, when the condition indicator of
   /// a loop's dependent speeds (formulations/rcr.hpp) has grown by this factor since they were

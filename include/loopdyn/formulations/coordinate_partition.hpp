@@ -10,16 +10,18 @@
 // The block G_RD (r x r) is factored by LU with partial pivoting at every analysis. After an
 // accepted step, when its condition number (1-norm, Hager's estimate, linalg.hpp) at the closed
 // state has grown by `partition_condition_growth` over its best at an accepted state since the
-// choice, the partition is chosen again there and the change is reported. Only between steps: a
-// choice made inside a step changes the right-hand side between its stages. At the closed state:
-// the new partition keeps it, (q, u) move by round-off. And early: an independent coordinate near
-// a limit of its motion (where G_RD is singular) makes the dependent ones square-root functions of
-// it, whose derivatives the stages of a fixed step sample ever worse (issue 36: with the growth at
-// 100, a triple-rocker four-bar lost 20 % of its energy in 5 s at rk4 h = 1e-3, 1.4 J of it in
-// the last step before one change; at 4 it keeps 3e-6, lagrange-dense 7e-6). Near a configuration
-// where every choice is ill conditioned (a dead centre) this happens at most once per such growth
-// factor, never at every step. Only a rank grown since the choice (rows outside R violated while
-// Newton has closed R) makes the position analysis choose again at once, inside a step.
+// choice, and the choice full pivoting makes now is at least twice better conditioned, the
+// partition is chosen again there and the change is reported. Only between steps: a choice made
+// inside a step changes the right-hand side between its stages. At the closed state: the new
+// partition keeps it, (q, u) move by round-off. And early: an independent coordinate near a limit
+// of its motion (where G_RD is singular) makes the dependent ones square-root functions of it,
+// whose derivatives the stages of a fixed step sample ever worse (issue 36: with the growth at 100
+// and changes inside steps, a triple-rocker four-bar lost 20 % of its energy in 5 s at rk4
+// h = 1e-3, 1.4 J of it in the last step before one change; now 2.2e-6, lagrange-dense 6.7e-6).
+// Near a configuration where every choice is ill conditioned (a change point) the partition is
+// kept: another would not help, and would only turn the projections next to the point. Only a
+// rank grown since the choice (rows outside R violated while Newton has closed R) makes the
+// position analysis choose again at once, inside a step.
 //
 // Position analysis (eqs 12-13), Newton in speed space:
 //     Φ_R(q) + G_RD Δu_D = 0,   q ← integrate_q(q, Δu)   (Δu zero outside D),
@@ -92,9 +94,12 @@ class BlockPartition {
   void factor_dependent_block();  ///< LU of G_RD
   void close_positions(double t, KinematicsData& kin, ConstraintData& data);  ///< eqs 12-13, or throws
   void close_velocities(Eigen::Ref<VecX> u);                                   ///< eq 14
-  /// Condition of G_RD (factored at the closed state) beyond partition_condition_growth times its
-  /// best since the choice.
-  bool grown();
+  /// At an accepted state: the condition of G_RD (factored at the closed state) is beyond
+  /// partition_condition_growth times its best since the choice, and a choice on every column
+  /// would be better conditioned by kBetterChoice (or of another rank).
+  bool worth_choosing_again();
+  /// Condition of the G_RD of a choice on every column at the current G (0 if its rank differs).
+  double candidate_condition();
   void newton_step(KinematicsData& kin);
   void update_positions_of_block(KinematicsData& kin) const;
   std::string speed_list(const std::vector<int>& columns) const;
@@ -109,10 +114,10 @@ class BlockPartition {
   std::vector<char> unpinned_;  ///< (columns) speed not marked `independent: true`
   bool has_pins_ = false;
   VecX phi_, phi_rows_, du_, rhs_, x_;
-  MatX G_, G_allowed_, block_mat_;
+  MatX G_, G_allowed_, block_mat_, candidate_mat_;
   Eigen::FullPivLU<MatX> full_lu_;
-  SquareLu block_lu_;
-  std::vector<int> rows_, dependent_, independent_;
+  SquareLu block_lu_, candidate_lu_;
+  std::vector<int> rows_, dependent_, independent_, candidate_rows_, candidate_dependent_;
   double chosen_condition_ = 1.0;  ///< best condition of G_RD since the partition was chosen
   bool chosen_ = false;
   int iterations_ = 0;
