@@ -1,9 +1,9 @@
 // Proves that the per-step paths allocate nothing per call: ABA (factor, velocity, solve), RNEA,
-// every loop formulation's accelerations and complete_state, the projection and the reactions
-// (after a first call, which may size lazily what depends on the state). This executable
-// replaces malloc/calloc/realloc with counting wrappers around glibc's allocator, which also
-// catches operator new and Eigen's aligned allocations (both go through malloc). Not built with
-// the sanitizers, which interpose malloc themselves.
+// every loop formulation's accelerations, complete_state and complete_accepted_state, the
+// projection and the reactions (after a first call, which may size lazily what depends on the
+// state). This executable replaces malloc/calloc/realloc with counting wrappers around glibc's
+// allocator, which also catches operator new and Eigen's aligned allocations (both go through
+// malloc). Not built with the sanitizers, which interpose malloc themselves.
 #include <atomic>
 #include <cstdlib>
 
@@ -90,6 +90,8 @@ TEST(NoAllocation, LoopFormulationsProjectionAndReactionsAllocateNothingPerCall)
       f->accelerations(0.0, q, u, udot);  // first call: partition choice of gcp and nullspace
       EXPECT_EQ(allocations_in([&] { f->accelerations(0.0, q, u, udot); }), 0) << method << ", seed " << seed;
       EXPECT_EQ(allocations_in([&] { f->complete_state(0.0, q, u); }), 0) << method << ", seed " << seed;
+      // After every accepted step the partitioned methods check whether to choose again.
+      EXPECT_EQ(allocations_in([&] { f->complete_accepted_state(0.0, q, u); }), 0) << method << ", seed " << seed;
     }
     // Off the manifold, so that both projections run their Newton and solve paths.
     std::mt19937_64 rng(seed);

@@ -31,14 +31,19 @@ struct FormulationSettings {
   /// rows), and fails after max_position_iterations.
   double position_tolerance = 1e-10;
   int max_position_iterations = 25;
-  /// gcp and nullspace choose the dependent coordinates again (001 §2.2) when the condition
-  /// number of the dependent block has grown by this factor since they were chosen.
-  double partition_condition_growth = 100.0;
+  /// gcp, nullspace and embedding choose the dependent coordinates again (001 §2.2), between two
+  /// steps, when the condition number of the dependent block has grown by this factor since they
+  /// were chosen (and another choice is twice better); a coordinate marked independent yields when
+  /// keeping it would cost this factor (formulations/coordinate_partition.hpp). Small: the
+  /// independent coordinates must not come near a limit of their motion within a step (issue 36:
+  /// 100 lost 20 % of the energy of a triple rocker at rk4 h = 1e-3, 10 lost 1e-4, 4 loses 2e-6).
+  double partition_condition_growth = 4.0;
   /// rcr chooses its independent speeds again, between two steps, when the condition indicator of
   /// a loop's dependent speeds (formulations/rcr.hpp) has grown by this factor since they were
-  /// chosen. Lower than partition_condition_growth: rcr integrates its dependent coordinates, so
-  /// an integration error of the independent speeds reaches them multiplied by the indicator, and
-  /// no position analysis takes it back (paper 004's five-bar, docs/methods.md).
+  /// chosen, and keeps a speed marked independent within this factor of the choice without the
+  /// mark. rcr integrates its dependent coordinates, so an integration error of the independent
+  /// speeds reaches them multiplied by the indicator, and no position analysis takes it back
+  /// (paper 004's five-bar, docs/methods.md).
   double rcr_indicator_growth = 10.0;
   /// What a method does at a singular configuration of the loops (a change point, where the
   /// constraint rows lose rank and branches of the motion meet):

@@ -44,7 +44,11 @@ Embedding::Embedding(const Model& model, const FormulationSettings& settings)
   }
 }
 
-void Embedding::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u); }
+void Embedding::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u, false); }
+
+void Embedding::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  partition_.complete(t, q, u, true);
+}
 
 void Embedding::embed() {
   for (Embedded& e : embedded_) {

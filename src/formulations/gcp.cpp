@@ -24,7 +24,11 @@ Gcp::Gcp(const Model& model, const FormulationSettings& settings)
   dense_.set_event_sink([this](const FormulationEvent& e) { report(e.t, std::string("gcp: ").append(e.message)); });
 }
 
-void Gcp::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u); }
+void Gcp::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u, false); }
+
+void Gcp::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  partition_.complete(t, q, u, true);
+}
 
 void Gcp::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {
   partition_.prepare(t, q, u);  // eqs 12-14

@@ -12,7 +12,11 @@ Nullspace::Nullspace(const Model& model, const FormulationSettings& settings)
       gamma_(cons_.rows()), rhs_(model.nv), b_(model.nv), lambda_(VecX::Zero(cons_.rows())),
       zero_(VecX::Zero(model.nv)), lu_(model.nv) {}
 
-void Nullspace::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u); }
+void Nullspace::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u, false); }
+
+void Nullspace::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  partition_.complete(t, q, u, true);
+}
 
 void Nullspace::accelerations(double t, const VecX& q_in, const VecX& u_in, Eigen::Ref<VecX> udot) {
   partition_.prepare(t, q_in, u_in);  // eqs 11-14

@@ -212,8 +212,11 @@ void Rcr::choose_loop(Node& node, Loop& loop, std::vector<char>& assigned, doubl
     return loop.distance[a] != loop.distance[b] ? loop.distance[a] < loop.distance[b] : loop.theta[a] > loop.theta[b];
   });
   const auto pinned = [&](int c) { return model_.joints[model_.v_body[g.speeds[loop.theta[c]]]].independent; };
-  const auto greedy = [&](bool allow_pinned) {
+  // The dependent speeds picked, and the loop's condition indicator with them (1 / √ of the
+  // smallest Δ / ‖g‖² picked).
+  const auto greedy = [&](bool allow_pinned, double& indicator) {
     std::vector<int> candidates, dependent;
+    indicator = 1.0;
     for (int c : open)
       if (allow_pinned || !pinned(c)) candidates.push_back(c);
     MatX tau = MatX::Identity(r, r);
@@ -227,6 +230,7 @@ void Rcr::choose_loop(Node& node, Loop& loop, std::vector<char>& assigned, doubl
       if (best <= kRankTolerance) break;
       std::size_t pick = 0;
       while (score[pick] < kPreference * best) ++pick;
+      indicator = std::max(indicator, 1.0 / std::sqrt(score[pick]));
       const VecX tc = tau * loop.G.col(candidates[pick]);
       tau -= tc * tc.transpose() / loop.G.col(candidates[pick]).dot(tc);
       dependent.push_back(candidates[pick]);
@@ -234,13 +238,26 @@ void Rcr::choose_loop(Node& node, Loop& loop, std::vector<char>& assigned, doubl
     }
     return dependent;
   };
-  std::vector<int> dependent = greedy(false);
+  double indicator = 1.0, free_indicator = 1.0;
+  std::vector<int> dependent = greedy(false, indicator);
+  loop.free_indicator = std::numeric_limits<double>::infinity();
   if (std::any_of(open.begin(), open.end(), pinned)) {
-    std::vector<int> unpinned = greedy(true);
+    std::vector<int> unpinned = greedy(true, free_indicator);
     if (unpinned.size() > dependent.size()) {
       report(t, "rcr: the speeds of joints marked independent in loop '" + loop.name +
                     "' cannot all stay independent (its constraints would not be solvable); marks dropped there");
       dependent = std::move(unpinned);
+    } else if (indicator > settings_.rcr_indicator_growth * free_indicator) {
+      // A marked joint near a limit of its motion: kept independent, it would make the loop as ill
+      // conditioned as the re-choice rule does not keep (the mark is a preference).
+      std::ostringstream s;
+      s << "rcr: the speeds of joints marked independent in loop '" << loop.name
+        << "' are taken as dependent here: with them independent its condition indicator would be " << indicator
+        << ", " << indicator / free_indicator << " times that of the free choice (a marked joint near a limit of its motion)";
+      report(t, s.str());
+      dependent = std::move(unpinned);
+    } else {
+      loop.free_indicator = free_indicator;  // the marks kept are held to the free choice (choose)
     }
   }
   for (int c : open) assigned[loop.theta[c]] = 1;
@@ -292,7 +309,9 @@ void Rcr::choose(Node& node, double t, bool first) {
   node.W.setZero(6, nbeta);
   reduce(node);
   for (Loop& loop : node.loops) {
-    loop.chosen_indicator = loop.indicator;
+    // Marks kept are held to the free choice's indicator, so that they yield before the loop
+    // degrades by more than rcr_indicator_growth.
+    loop.chosen_indicator = std::min(loop.indicator, loop.free_indicator);
     check_closed(node, loop);
   }
 }

@@ -7,11 +7,21 @@
 // P G Q = L U; its rank r counts pivots above 1e-10 · |largest pivot|. The first r pivot rows R
 // are the independent constraint rows (rows outside R are redundant at this configuration), the
 // first r pivot columns D the dependent speeds, the other nv − r columns I the independent speeds.
-// The block G_RD (r x r) is factored by LU with partial pivoting at every analysis; when its
-// condition number (1-norm, Hager's estimate, linalg.hpp) has grown by `partition_condition_growth` since the
-// partition was chosen, the partition is chosen again at the current configuration and the change
-// is reported. Near a configuration where every choice is ill conditioned (a dead centre) this
-// happens at most once per such growth factor, never at every call.
+// The block G_RD (r x r) is factored by LU with partial pivoting at every analysis. After an
+// accepted step, when its condition number (1-norm, Hager's estimate, linalg.hpp) at the closed
+// state has grown by `partition_condition_growth` over its best at an accepted state since the
+// choice, and the choice full pivoting makes now is at least twice better conditioned, the
+// partition is chosen again there and the change is reported. Only between steps: a choice made
+// inside a step changes the right-hand side between its stages. At the closed state: the new
+// partition keeps it, (q, u) move by round-off. And early: an independent coordinate near a limit
+// of its motion (where G_RD is singular) makes the dependent ones square-root functions of it,
+// whose derivatives the stages of a fixed step sample ever worse (issue 36: with the growth at 100
+// and changes inside steps, a triple-rocker four-bar lost 20 % of its energy in 5 s at rk4
+// h = 1e-3, 1.4 J of it in the last step before one change; now 2.2e-6, lagrange-dense 6.7e-6).
+// Near a configuration where every choice is ill conditioned (a change point) the partition is
+// kept: another would not help, and would only turn the projections next to the point. Only a
+// rank grown since the choice (rows outside R violated while Newton has closed R) makes the
+// position analysis choose again at once, inside a step.
 //
 // Position analysis (eqs 12-13), Newton in speed space:
 //     Φ_R(q) + G_RD Δu_D = 0,   q ← integrate_q(q, Δu)   (Δu zero outside D),
@@ -19,7 +29,9 @@
 // every kept row has |Φ| <= position_tolerance. Velocity analysis (eq 14, scleronomic: Φ_t = 0):
 //     G_RD u_D = −G_RI u_I.
 // Speeds of joints marked `independent: true` are kept out of D when the other columns reach the
-// rank; when they do not, the pin is dropped for that choice and the reason reported.
+// rank with a G_RD at most `partition_condition_growth` times worse conditioned than the choice on
+// every column; otherwise (a marked joint near a limit of its motion) the mark is dropped for that
+// choice and the reason reported. Every later choice considers the mark again.
 // Speeds rather than coordinates are partitioned so that joints with quaternions (nq ≠ nv) fit:
 // an independent speed of a spherical joint keeps its direction of rotation fixed while the
 // dependent ones are corrected along theirs.
@@ -51,8 +63,9 @@ class BlockPartition {
   /// Position and velocity analysis in place (eqs 12-14): the block's coordinates in kin.q and its
   /// dependent speeds in u are overwritten; the positions and velocities of the block's bodies in
   /// kin are updated (the body the block hangs from must be current). Throws std::runtime_error
-  /// naming the time and the loop when Newton does not converge.
-  void analyse(double t, KinematicsData& kin, ConstraintData& data, Eigen::Ref<VecX> u);
+  /// naming the time and the loop when Newton does not converge. between_steps: (q, u) is an
+  /// accepted state, after which the partition is chosen again if G_RD has grown ill conditioned.
+  void analyse(double t, KinematicsData& kin, ConstraintData& data, Eigen::Ref<VecX> u, bool between_steps);
 
   const ConstraintBlock& block() const { return block_; }
   const std::vector<int>& speeds() const { return speeds_; }  ///< global speed of each column
@@ -75,8 +88,18 @@ class BlockPartition {
   void choose(double t);
   /// Full-pivot LU of G on the columns `allowed` (nullptr = all); its rank, R and D.
   int pivot(const std::vector<char>* allowed, std::vector<int>& rows, std::vector<int>& dependent);
-  double factor_dependent_block();  ///< LU of G_RD; its condition number estimate
-  void factor_or_choose(double t);
+  /// After choosing R, D of rank r on every column: D without the marked speeds instead, unless
+  /// they do not reach rank r or give a G_RD partition_condition_growth times worse conditioned.
+  void prefer_pins(double t, int r);
+  void factor_dependent_block();  ///< LU of G_RD
+  void close_positions(double t, KinematicsData& kin, ConstraintData& data);  ///< eqs 12-13, or throws
+  void close_velocities(Eigen::Ref<VecX> u);                                   ///< eq 14
+  /// At an accepted state: the condition of G_RD (factored at the closed state) is beyond
+  /// partition_condition_growth times its best since the choice, and a choice on every column
+  /// would be better conditioned by kBetterChoice (or of another rank).
+  bool worth_choosing_again();
+  /// Condition of the G_RD of a choice on every column at the current G (0 if its rank differs).
+  double candidate_condition();
   void newton_step(KinematicsData& kin);
   void update_positions_of_block(KinematicsData& kin) const;
   std::string speed_list(const std::vector<int>& columns) const;
@@ -91,10 +114,10 @@ class BlockPartition {
   std::vector<char> unpinned_;  ///< (columns) speed not marked `independent: true`
   bool has_pins_ = false;
   VecX phi_, phi_rows_, du_, rhs_, x_;
-  MatX G_, G_allowed_, block_mat_;
+  MatX G_, G_allowed_, block_mat_, candidate_mat_;
   Eigen::FullPivLU<MatX> full_lu_;
-  SquareLu block_lu_;
-  std::vector<int> rows_, dependent_, independent_;
+  SquareLu block_lu_, candidate_lu_;
+  std::vector<int> rows_, dependent_, independent_, candidate_rows_, candidate_dependent_;
   double chosen_condition_ = 1.0;  ///< best condition of G_RD since the partition was chosen
   bool chosen_ = false;
   int iterations_ = 0;
@@ -114,11 +137,12 @@ class CoordinatePartition {
                       PartitionReporter report);
 
   /// Analyses every block in order (positions, then velocities, of each); kinematics() then holds
-  /// positions and velocities at the result.
-  void analyse(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u);
-  /// complete_state of the partitioned methods: analyse (q, u) in place and keep the result, which
-  /// the next prepare() reuses once if it is called with exactly this state (the Simulator's order).
-  void complete(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u);
+  /// positions and velocities at the result. between_steps: BlockPartition::analyse.
+  void analyse(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u, bool between_steps);
+  /// complete_state (between_steps false) and complete_accepted_state (true) of the partitioned
+  /// methods: analyse (q, u) in place and keep the result, which the next prepare() reuses once if
+  /// it is called with exactly this state (the Simulator's order).
+  void complete(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u, bool between_steps);
   /// Start of accelerations(): the analysis of (q, u) into state_q(), state_u(), unless complete()
   /// has just produced this very state. A bare call always pays for the analysis.
   void prepare(double t, const VecX& q, const VecX& u);

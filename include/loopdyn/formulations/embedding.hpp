@@ -43,6 +43,7 @@ class Embedding final : public Formulation {
   Embedding(const Model& model, const FormulationSettings& settings);
   std::string_view name() const override { return "embedding"; }
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
+  void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   const VecX& multipliers() const override { return lambda_; }
   const Constraints& constraints() const { return cons_; }

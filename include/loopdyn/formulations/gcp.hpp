@@ -17,6 +17,7 @@ class Gcp final : public Formulation {
   Gcp(const Model& model, const FormulationSettings& settings);
   std::string_view name() const override { return "gcp"; }
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
+  void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   const VecX& multipliers() const override { return dense_.multipliers(); }
   const CoordinatePartition& partition() const { return partition_; }

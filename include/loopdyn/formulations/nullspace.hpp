@@ -22,6 +22,7 @@ class Nullspace final : public Formulation {
   Nullspace(const Model& model, const FormulationSettings& settings);
   std::string_view name() const override { return "nullspace"; }
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
+  void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   const VecX& multipliers() const override { return lambda_; }
   const Constraints& constraints() const { return cons_; }

@@ -53,7 +53,9 @@
 // within a factor 10 of the best remaining one, preferring speeds nearest the loop-closing joint
 // (000's order: independent coordinates first from the base, dependent ones at the loop's end),
 // until the loop's rows are spanned; speeds of joints marked `independent: true` are kept
-// independent when the loop's rank allows it (else the mark is dropped for that loop and reported).
+// independent when the loop's rank allows it and the indicator (below) stays within
+// rcr_indicator_growth of the choice without the marks (else, e.g. a marked joint near a limit of
+// its motion, the mark is dropped for that loop and choice, and reported).
 // The condition indicator of a loop, max over its dependent speeds of ‖g_k‖ / √Δ_k (1 / sin of
 // the angle between g_k and the columns eliminated before it), is computed at every call. When it
 // has grown by FormulationSettings::rcr_indicator_growth since the choice, the speeds are chosen
@@ -113,6 +115,7 @@ class Rcr final : public Formulation {
     Mat6 T = Mat6::Zero();            ///< column e: t of dependent speed e
     Vec6 delta = Vec6::Zero();        ///< Δ of dependent speed e
     double indicator = 1.0, chosen_indicator = 1.0;
+    double free_indicator = 1.0;      ///< without the marks, when they were kept at the choice (else ∞)
     std::vector<int> kept_local;      ///< block-local rows that Constraints keeps
     std::vector<int> kept_index;      ///< their index in Constraints::kept()
   };
