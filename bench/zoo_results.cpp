@@ -21,8 +21,8 @@ namespace {
 
 struct Options {
   std::uint64_t seed = 36;
-  int count = 300;
-  double t_end = 2.0, output_dt = 0.01, reference_step = 1e-3, fixed_step = 1e-3;
+  int count = 280;
+  double t_end = 2.0, output_dt = 0.01, reference_step = 5e-4, fixed_step = 1e-3;  // test_zoo's
 };
 
 Options parse(int argc, char** argv) {
@@ -52,7 +52,7 @@ struct Cell {
 
 struct Wrong {
   int index;
-  std::string kind, method;
+  std::string description, method;
   reference::ZooRun run;
 };
 
@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
           break;
         case reference::ZooOutcome::wrong:
           ++cell.wrong;
-          wrong.push_back({index, c.kind, method, r});
+          wrong.push_back({index, c.description, method, r});
           break;
       }
     }
@@ -120,10 +120,10 @@ int main(int argc, char** argv) {
   print_table(methods, cells);
   std::printf("\nWrong without refusing (%zu runs): `zoo_case(%llu, index)`\n\n", wrong.size(),
               static_cast<unsigned long long>(o.seed));
-  if (!wrong.empty()) std::printf("| index | class | method | marker error (m) | energy error | note |\n|---|---|---|---|---|---|\n");
+  if (!wrong.empty()) std::printf("| index | method | marker error (m) | energy error | case |\n|---|---|---|---|---|\n");
   for (const Wrong& w : wrong)
-    std::printf("| %d | %s | %s | %.2e | %.2e | %s |\n", w.index, w.kind.c_str(), w.method.c_str(),
-                w.run.marker_error, w.run.energy_error, w.run.message.c_str());
+    std::printf("| %d | %s | %.2e | %.2e | %s |\n", w.index, w.method.c_str(), w.run.marker_error, w.run.energy_error,
+                w.description.c_str());
   std::printf("\nRefusals by first sentence:\n\n| method | count | message |\n|---|---|---|\n");
   for (const auto& [method, by_message] : refusals)
     for (const auto& [message, n] : by_message) std::printf("| %s | %d | %s |\n", method.c_str(), n, message.c_str());

@@ -121,18 +121,23 @@ void close_speeds(Mechanism& m, const std::vector<std::string>& inputs) {
 }
 
 ZooCase four_bar(SplitMix64& rng, std::string_view kind) {
-  const std::array<double, 4> l = draw_four_bar_lengths(rng, kind);
-  const double g = l[0], a = l[1], b = l[2], c = l[3];
-  const double tilt = rng.uniform(-kPi, kPi), sigma = sign(rng);
-  const Vec3 O = Vec3::Zero(), C = planar(tilt, g);
-  // Crank angles are drawn until the coupler and rocker close with kFoldMargin.
-  double theta = 0.0;
+  // Crank angles are drawn until the coupler and rocker close with kFoldMargin; some four-bars
+  // (triple-rockers) close so only over a narrow range of angles, and are drawn again.
+  std::array<double, 4> l;
+  double tilt = 0.0, sigma = 1.0, theta = 0.0;
   std::optional<Vec3> B;
   for (int draw = 0; !B; ++draw) {
     if (draw == kMaxDraws) throw std::logic_error("zoo: no closed configuration of a " + std::string(kind));
-    theta = rng.uniform(-kPi, kPi);
-    B = apex(O + planar(theta, a), C, b, c, sigma);
+    l = draw_four_bar_lengths(rng, kind);
+    tilt = rng.uniform(-kPi, kPi);
+    sigma = sign(rng);
+    for (int k = 0; k < 100 && !B; ++k) {
+      theta = rng.uniform(-kPi, kPi);
+      B = apex(planar(theta, l[1]), planar(tilt, l[0]), l[2], l[3], sigma);
+    }
   }
+  const double g = l[0], a = l[1], b = l[2], c = l[3];
+  const Vec3 O = Vec3::Zero(), C = planar(tilt, g);
   const Vec3 A = planar(theta, a);
   const double coupler = angle_of(*B - A), rocker = angle_of(*B - C);
   const double speed = sign(rng) * rng.uniform(0.5, 3.0);
