@@ -22,7 +22,10 @@ namespace {
 struct Options {
   std::uint64_t seed = 36;
   int count = 280;
-  double t_end = 2.0, output_dt = 0.01, reference_step = 5e-4, fixed_step = 1e-3;  // test_zoo's
+  double t_end = 2.0, output_dt = 0.01, fixed_step = 1e-3;  // test_zoo's
+  // The reference starts at reference_step and halves it until the markers move by less than
+  // 1 % of the pass bound (zoo_truth_resolved), down to 1/16 of it.
+  double reference_step = 1e-3, reference_tolerance = 1e-6;
 };
 
 Options parse(int argc, char** argv) {
@@ -61,7 +64,8 @@ std::string first_sentence(const std::string& s) {
   return s.substr(0, std::min<std::size_t>(end == std::string::npos ? s.size() : end + 1, 160));
 }
 
-void print_table(const std::vector<std::string>& methods, std::map<std::string, std::map<std::string, Cell>>& cells) {
+void print_table(const std::vector<std::string>& methods, std::map<std::string, std::map<std::string, Cell>>& cells,
+                 std::map<std::string, int>& unresolved) {
   std::printf("| method |");
   for (const std::string& k : zoo_classes()) std::printf(" %s |", k.c_str());
   std::printf(" total time (s) |\n|---|");
@@ -77,6 +81,9 @@ void print_table(const std::vector<std::string>& methods, std::map<std::string, 
     }
     std::printf(" %.1f |\n", seconds);
   }
+  std::printf("| (reference unresolved, not judged) |");
+  for (const std::string& k : zoo_classes()) std::printf(" %d |", unresolved[k]);
+  std::printf(" |\n");
 }
 
 }  // namespace
@@ -87,12 +94,26 @@ int main(int argc, char** argv) {
   std::map<std::string, std::map<std::string, Cell>> cells;
   std::map<std::string, std::map<std::string, int>> refusals;  // method -> first sentence -> count
   std::vector<Wrong> wrong;
+  // Cases whose reference did not settle (zoo_truth_resolved): not judged, listed.
+  struct Unresolved {
+    int index;
+    std::string description;
+    double error;
+  };
+  std::vector<Unresolved> unresolved;
+  std::map<std::string, int> unresolved_by_class;
   double reference_seconds = 0.0;
   for (int index = 0; index < o.count; ++index) {
     const ZooCase c = zoo_case(o.seed, index);
     const auto start = std::chrono::steady_clock::now();
-    const reference::ZooTruth truth = reference::zoo_truth(c.mechanism, o.t_end, o.output_dt, o.reference_step);
+    const reference::ZooTruth truth = reference::zoo_truth_resolved(
+        c.mechanism, o.t_end, o.output_dt, o.reference_step, o.reference_tolerance, o.reference_step / 16);
     reference_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (truth.error > o.reference_tolerance) {
+      unresolved.push_back({index, c.description, truth.error});
+      ++unresolved_by_class[c.kind];
+      continue;
+    }
     for (const std::string& method : methods) {
       const reference::ZooRun r = reference::run_zoo_method(c.mechanism, method, truth, {}, o.fixed_step);
       Cell& cell = cells[method][c.kind];
@@ -113,17 +134,20 @@ int main(int argc, char** argv) {
   }
   const reference::ZooBounds bounds;
   std::printf("Zoo of seed %llu, %d cases (%d per class), %.1f s each; a pass keeps every marker within %.0e m "
-              "and the energy within %.0e of the total weight x 1 m of the reference (RK4, h = %.0e s; %.1f s in "
-              "all). Cells: pass / refused / wrong, worst marker error (m) of the runs that completed.\n\n",
+              "and the energy within %.0e of the total weight x 1 m of the reference (RK4 from h = %.0e s, halved "
+              "until it moves the markers by less than %.0e m; %.1f s in all). Cells: pass / refused / wrong, worst marker error (m) of the runs that completed.\n\n",
               static_cast<unsigned long long>(o.seed), o.count, o.count / static_cast<int>(zoo_classes().size()),
-              o.t_end, bounds.marker, bounds.energy, o.reference_step, reference_seconds);
-  print_table(methods, cells);
+              o.t_end, bounds.marker, bounds.energy, o.reference_step, o.reference_tolerance, reference_seconds);
+  print_table(methods, cells, unresolved_by_class);
   std::printf("\nWrong without refusing (%zu runs): `zoo_case(%llu, index)`\n\n", wrong.size(),
               static_cast<unsigned long long>(o.seed));
   if (!wrong.empty()) std::printf("| index | method | marker error (m) | energy error | case |\n|---|---|---|---|---|\n");
   for (const Wrong& w : wrong)
     std::printf("| %d | %s | %.2e | %.2e | %s |\n", w.index, w.method.c_str(), w.run.marker_error, w.run.energy_error,
                 w.description.c_str());
+  std::printf("\nReferences not resolved to %.0e m at h = %.1e s (%zu cases, not judged):\n\n", o.reference_tolerance,
+              o.reference_step / 16, unresolved.size());
+  for (const Unresolved& u : unresolved) std::printf("- %d: %s (%.1e m)\n", u.index, u.description.c_str(), u.error);
   std::printf("\nRefusals by first sentence:\n\n| method | count | message |\n|---|---|---|\n");
   for (const auto& [method, by_message] : refusals)
     for (const auto& [message, n] : by_message) std::printf("| %s | %d | %s |\n", method.c_str(), n, message.c_str());

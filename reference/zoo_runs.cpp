@@ -55,6 +55,7 @@ ZooTruth zoo_truth(const Mechanism& m, double t_end, double output_dt, double h)
   ZooTruth truth;
   truth.t = output_times(t_end, output_dt);
   truth.energy = ref.energy(s);
+  truth.step = h;
   double now = 0.0;
   for (double target : truth.t) {
     ref.advance(s, now, target, h);
@@ -63,6 +64,20 @@ ZooTruth zoo_truth(const Mechanism& m, double t_end, double output_dt, double h)
     for (const MarkerSpec& p : m.markers) row.push_back(ref.point(s, ref.body(p.body), p.point));
   }
   return truth;
+}
+
+ZooTruth zoo_truth_resolved(const Mechanism& m, double t_end, double output_dt, double h, double tolerance,
+                            double smallest) {
+  ZooTruth coarse = zoo_truth(m, t_end, output_dt, h);
+  for (;;) {
+    h /= 2;
+    ZooTruth fine = zoo_truth(m, t_end, output_dt, h);
+    for (std::size_t k = 0; k < fine.t.size(); ++k)
+      for (std::size_t j = 0; j < fine.markers[k].size(); ++j)
+        fine.error = std::max(fine.error, (fine.markers[k][j] - coarse.markers[k][j]).norm());
+    if (fine.error <= tolerance || h / 2 < smallest) return fine;
+    coarse = std::move(fine);
+  }
 }
 
 std::string_view to_string(ZooOutcome outcome) {
