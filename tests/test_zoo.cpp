@@ -22,10 +22,11 @@ namespace {
 
 constexpr std::uint64_t kSeed = 36;  // the number
 constexpr double kTEnd = 2.0, kOutputDt = 0.01;
-// The reference's RK4 step. Halving it moves the markers by at most 4e-7 m over kTEnd on the first
-// 14 cases of the zoo (the triple-rocker of case 3, whose short coupler whips through its toggle
-// positions; 1e-9 to 1e-7 m on the others), so the reference errs by 0.4 % of the marker bound
-// (reference/zoo_runs.hpp, ZooBounds) at most; ReferenceConvergesAtItsStep checks case 3.
+// The reference's RK4 step. Halving it moves the markers by at most 4e-7 m over kTEnd on the
+// test's cases (kCases; the triple-rocker of case 3, whose short coupler whips through its toggle
+// positions; 1e-12 to 1e-7 m on the others), so the reference errs by 0.4 % of the marker bound
+// (reference/zoo_runs.hpp, ZooBounds) at most; ConvergesAtItsStep checks case 3. A fixed step
+// does not resolve every case (zoo_truth_resolved): bench/run_zoo.sh refines it per case.
 constexpr double kReferenceStep = 5e-4;
 
 TEST(ZooGenerator, IsDeterministicAndDrawsEachCaseFromItsOwnStream) {
