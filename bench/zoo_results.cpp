@@ -2,12 +2,13 @@
 // `--seed` against the absolute-coordinate reference, judged as tests/test_zoo.cpp judges them
 // (reference/zoo_runs.hpp), printed as Markdown (bench/run_zoo.sh): per method and class the counts
 // pass / refused / wrong and the worst marker error of the runs that completed, then every wrong
-// run with what reproduces it, then the refusals by their first sentence.
+// run with what reproduces it, then the refusals by kind.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -59,9 +60,12 @@ struct Wrong {
   reference::ZooRun run;
 };
 
-std::string first_sentence(const std::string& s) {
-  const std::size_t end = s.find(". ");
-  return s.substr(0, std::min<std::size_t>(end == std::string::npos ? s.size() : end + 1, 160));
+// A refusal's kind: its message with every number replaced by # and cut before the first
+// parenthesis (the loops and coordinates), so that refusals for one reason count together.
+std::string refusal_kind(const std::string& message) {
+  std::string kind = std::regex_replace(message, std::regex("-?[0-9][0-9.e+-]*"), "#");
+  kind = kind.substr(0, kind.find(" ("));
+  return kind.substr(0, std::min<std::size_t>(kind.find(". "), 160));
 }
 
 void print_table(const std::vector<std::string>& methods, std::map<std::string, std::map<std::string, Cell>>& cells,
@@ -92,7 +96,7 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   const std::vector<std::string> methods = loop_methods();
   std::map<std::string, std::map<std::string, Cell>> cells;
-  std::map<std::string, std::map<std::string, int>> refusals;  // method -> first sentence -> count
+  std::map<std::string, std::map<std::string, int>> refusals;  // method -> refusal_kind -> count
   std::vector<Wrong> wrong;
   // Cases whose reference did not settle (zoo_truth_resolved): not judged, listed.
   struct Unresolved {
@@ -123,7 +127,7 @@ int main(int argc, char** argv) {
         case reference::ZooOutcome::pass: ++cell.pass; break;
         case reference::ZooOutcome::refused:
           ++cell.refused;
-          ++refusals[method][first_sentence(r.message)];
+          ++refusals[method][refusal_kind(r.message)];
           break;
         case reference::ZooOutcome::wrong:
           ++cell.wrong;
@@ -148,7 +152,7 @@ int main(int argc, char** argv) {
   std::printf("\nReferences not resolved to %.0e m at h = %.1e s (%zu cases, not judged):\n\n", o.reference_tolerance,
               o.reference_step / 16, unresolved.size());
   for (const Unresolved& u : unresolved) std::printf("- %d: %s (%.1e m)\n", u.index, u.description.c_str(), u.error);
-  std::printf("\nRefusals by first sentence:\n\n| method | count | message |\n|---|---|---|\n");
+  std::printf("\nRefusals by kind (numbers as #):\n\n| method | count | message |\n|---|---|---|\n");
   for (const auto& [method, by_message] : refusals)
     for (const auto& [message, n] : by_message) std::printf("| %s | %d | %s |\n", method.c_str(), n, message.c_str());
   return 0;
