@@ -14,13 +14,13 @@
 
 namespace loopdyn::reference {
 
-namespace {
-
 double weight(const Mechanism& m) {
   double total = 0.0;
   for (const BodySpec& b : m.bodies) total += b.mass;
   return total * m.gravity.norm();
 }
+
+namespace {
 
 // A case whose reference is the absolute-coordinate solution (absolute_coordinates.hpp) from the
 // model's initial state with RK4 step h; energy scale total weight × 1 m.

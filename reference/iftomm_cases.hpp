@@ -27,6 +27,9 @@ struct BenchmarkCase {
   std::function<std::vector<Vec3>(const std::vector<double>&)> reference;
 };
 
+/// Total weight of the mechanism's bodies (N): times 1 m, the energy scale of the cases.
+double weight(const Mechanism& m);
+
 /// Body states of the mechanism's initial q, u (mechanism body order), from loopdyn's tree
 /// kinematics at t = 0 only: the input of the absolute-coordinate reference, not its dynamics.
 std::vector<BodyState> initial_bodies(const Mechanism& m);

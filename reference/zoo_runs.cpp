@@ -1,0 +1,129 @@
+// The zoo's differential runs (zoo_runs.hpp).
+#include "zoo_runs.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "absolute_coordinates.hpp"
+#include "iftomm_cases.hpp"
+#include "loopdyn/formulation.hpp"
+#include "loopdyn/simulator.hpp"
+
+namespace loopdyn::reference {
+
+namespace {
+
+// Largest marker distance from the reference over the rows, markers in mechanism order.
+double marker_error(const Mechanism& m, const Trajectory& traj, const ZooTruth& truth) {
+  double worst = 0.0;
+  for (std::size_t j = 0; j < m.markers.size(); ++j) {
+    const int x = traj.column(m.markers[j].name + ".x");
+    for (std::size_t k = 0; k < traj.rows.size(); ++k)
+      worst = std::max(worst, (traj.rows[k].segment<3>(x) - truth.markers[k][j]).norm());
+  }
+  return worst;
+}
+
+double energy_error(const Mechanism& m, const Trajectory& traj, const ZooTruth& truth) {
+  const int e = traj.column("energy");
+  double worst = 0.0;
+  for (const VecX& row : traj.rows) worst = std::max(worst, std::abs(row(e) - truth.energy));
+  return worst / weight(m);  // per total weight × 1 m
+}
+
+ZooRun judge(const Mechanism& m, const Trajectory& traj, const ZooTruth& truth, const ZooBounds& bounds) {
+  ZooRun r;
+  if (traj.rows.size() != truth.t.size()) {
+    r.message = "the run ended after " + std::to_string(traj.rows.size()) + " of " + std::to_string(truth.t.size()) +
+                " output rows without an error";
+    return r;
+  }
+  r.marker_error = marker_error(m, traj, truth);
+  r.energy_error = energy_error(m, traj, truth);
+  // NaN errors fail both comparisons: a run that went non-finite without an error is wrong.
+  if (r.marker_error <= bounds.marker && r.energy_error <= bounds.energy) r.outcome = ZooOutcome::pass;
+  else r.message = "completed off the reference";
+  return r;
+}
+
+}  // namespace
+
+ZooTruth zoo_truth(const Mechanism& m, double t_end, double output_dt, double h) {
+  const AbsoluteCoordinates ref(m);
+  std::vector<BodyState> s = initial_bodies(m);
+  ZooTruth truth;
+  truth.t = output_times(t_end, output_dt);
+  truth.energy = ref.energy(s);
+  truth.step = h;
+  double now = 0.0;
+  for (double target : truth.t) {
+    ref.advance(s, now, target, h);
+    now = target;
+    std::vector<Vec3>& row = truth.markers.emplace_back();
+    for (const MarkerSpec& p : m.markers) row.push_back(ref.point(s, ref.body(p.body), p.point));
+  }
+  return truth;
+}
+
+ZooTruth zoo_truth_resolved(const Mechanism& m, double t_end, double output_dt, double h, double tolerance,
+                            double smallest) {
+  ZooTruth coarse = zoo_truth(m, t_end, output_dt, h);
+  for (;;) {
+    h /= 2;
+    ZooTruth fine = zoo_truth(m, t_end, output_dt, h);
+    for (std::size_t k = 0; k < fine.t.size(); ++k)
+      for (std::size_t j = 0; j < fine.markers[k].size(); ++j)
+        fine.error = std::max(fine.error, (fine.markers[k][j] - coarse.markers[k][j]).norm());
+    if (fine.error <= tolerance || h / 2 < smallest) return fine;
+    coarse = std::move(fine);
+  }
+}
+
+std::string_view to_string(ZooOutcome outcome) {
+  switch (outcome) {
+    case ZooOutcome::pass: return "pass";
+    case ZooOutcome::refused: return "refused";
+    case ZooOutcome::wrong: return "wrong";
+  }
+  return "?";
+}
+
+IntegratorSettings zoo_integrator(const std::string& method, double fixed_step) {
+  IntegratorSettings integrator;
+  if (method_info(method).fixed_step) {
+    integrator.kind = IntegratorKind::rk4;
+    integrator.dt = fixed_step;
+  } else {
+    integrator.kind = IntegratorKind::dopri5;
+    integrator.rtol = 1e-8;
+    integrator.atol = 1e-10;
+  }
+  return integrator;
+}
+
+ZooRun run_zoo_method(const Mechanism& m, const std::string& method, const ZooTruth& truth, const ZooBounds& bounds,
+                      double fixed_step) {
+  const auto start = std::chrono::steady_clock::now();
+  ZooRun r;
+  try {
+    const Model model = Model::build(m);
+    const auto f = make_formulation(method, model);
+    SimulationSettings settings;
+    settings.integrator = zoo_integrator(method, fixed_step);
+    settings.t_end = truth.t.back();
+    settings.output_dt = truth.t.size() > 1 ? truth.t[1] : settings.t_end;
+    Simulator sim(model, *f, settings);
+    r = judge(m, sim.run(model.q0, model.u0), truth, bounds);
+  } catch (const std::runtime_error& e) {
+    r = {ZooOutcome::refused, 0.0, 0.0, e.what()};
+  } catch (const std::invalid_argument& e) {
+    r = {ZooOutcome::refused, 0.0, 0.0, e.what()};
+  } catch (const std::exception& e) {
+    r = {ZooOutcome::wrong, 0.0, 0.0, std::string("not a clear refusal: ") + e.what()};
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace loopdyn::reference

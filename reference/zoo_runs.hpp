@@ -1,0 +1,72 @@
+// The zoo's differential runs (loopdyn/zoo.hpp): a loop method on a zoo case against the
+// absolute-coordinate reference (absolute_coordinates.hpp), judged pass, refused or wrong. Shared
+// by tests/test_zoo.cpp and bench/zoo_results.cpp so that both judge a run the same way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/integrators.hpp"
+#include "loopdyn/mechanism.hpp"
+#include "loopdyn/spatial.hpp"
+
+namespace loopdyn::reference {
+
+/// The reference motion of a case at the output times: every marker's world position (rows in
+/// output order, markers in mechanism order) and the energy at t = 0.
+struct ZooTruth {
+  std::vector<double> t;
+  std::vector<std::vector<Vec3>> markers;
+  double energy = 0.0;
+  double step = 0.0;   ///< RK4 step it was computed with
+  double error = 0.0;  ///< largest marker distance from the same at twice the step (zoo_truth_resolved)
+};
+
+/// The absolute-coordinate reference from the mechanism's initial state (initial_bodies) with
+/// RK4 step h, at output_times(t_end, output_dt) (simulator.hpp).
+ZooTruth zoo_truth(const Mechanism& m, double t_end, double output_dt, double h);
+/// zoo_truth at h / 2, halved again while it moves the markers by more than `tolerance` from the
+/// step before, down to `smallest`: a fixed step that resolves most cases does not resolve a
+/// five-bar whose couplers pass close to stretched out (RK4 at 5e-4 s was 1.6e-2 m off on case 278
+/// of seed 36). `error` is the last difference, a bound on the returned motion's error (RK4's
+/// error falls 16-fold per halving); above `tolerance` the case is not resolved.
+ZooTruth zoo_truth_resolved(const Mechanism& m, double t_end, double output_dt, double h, double tolerance,
+                            double smallest);
+
+/// A run passes when at every output time every marker is within `marker` (m) of the reference and
+/// |E(t) − E_ref(0)| is within `energy` × the energy scale (total weight × 1 m), the mechanism
+/// being conservative. The defaults are the zoo's bounds, ten times what the integrator's
+/// tolerance leaves: dopri5 at rtol 1e-8, atol 1e-10 (the IFToMM tables' 1e-10 gives ~1e-7 m,
+/// docs/results.md; a hundred times looser, ~1e-5 m) was measured over 2 s on the first 14 cases of
+/// seed 36 against a reference at h = 1.25e-4 at up to 9.2e-6 m (gcp, nullspace and embedding on
+/// the triple-rocker of case 3) and 1.9e-6 in energy (dca on a Bennett linkage). A run that leaves
+/// the motion (another branch, a drift the checks miss) ends 1e-4 to 2 m off in the zoo.
+struct ZooBounds {
+  double marker = 1e-4;
+  double energy = 1e-5;
+};
+
+enum class ZooOutcome { pass, refused, wrong };
+std::string_view to_string(ZooOutcome outcome);
+
+struct ZooRun {
+  ZooOutcome outcome = ZooOutcome::wrong;
+  double marker_error = 0.0;  ///< largest marker distance from the reference (m); 0 when refused
+  double energy_error = 0.0;  ///< largest |E(t) − E_ref(0)| / scale; 0 when refused
+  std::string message;        ///< the refusal's message, or why the run is wrong
+  double seconds = 0.0;       ///< wall time of the run (formulation built, simulation run)
+};
+
+/// The zoo's integrator for a method: dopri5 at rtol 1e-8, atol 1e-10 (the project's default), or,
+/// for a method that runs only with fixed steps (srm), rk4 with step `fixed_step`.
+IntegratorSettings zoo_integrator(const std::string& method, double fixed_step = 1e-3);
+
+/// Runs `method` with its default FormulationSettings on m (from its initial state, unassembled:
+/// the zoo's states are closed) with the Simulator over truth's times and judges it: refused when
+/// it throws std::runtime_error or std::invalid_argument (SingularConfigurationError,
+/// IntegrationError, ModelError, ...), else pass or wrong by `bounds`; any other exception is
+/// not a clear refusal and counts as wrong.
+ZooRun run_zoo_method(const Mechanism& m, const std::string& method, const ZooTruth& truth,
+                      const ZooBounds& bounds = {}, double fixed_step = 1e-3);
+
+}  // namespace loopdyn::reference
