@@ -4,7 +4,8 @@
 # (srm_results), paper 004's under dca (dca_results, with its figures drawn by plot_004.py into
 # docs/*.svg), 003's chain and net through nearly flat squares (guard_results), then
 # (iftomm_results) every loop
-# method on the IFToMM benchmark cases against their independent references. Regenerate the file
+# method on the IFToMM benchmark cases against their independent references, and (zoo_results)
+# every loop method on the randomized mechanism zoo. Regenerate the file
 # with
 #
 #   bench/run_results.sh > docs/results.md
@@ -17,6 +18,7 @@ build_bench srm_results
 build_bench iftomm_results
 build_bench dca_results
 build_bench guard_results
+build_bench zoo_results
 mkdir -p "$build/series"
 
 cat <<'TEXT'
@@ -228,3 +230,18 @@ and its two iterates leave an error of order ε² (003 Thm 3.1).
 
 TEXT
 "$build/bench/iftomm_results" --srm
+
+cat <<'TEXT'
+
+## Mechanism zoo: every method on random mechanisms users build (issue 36)
+
+Printed by `bench/zoo_results --seed 36 --count 280` (source `bench/zoo_results.cpp`; alone:
+`bench/run_zoo.sh --seed 36 --count 280`). `loopdyn generate zoo --seed 36 --first I` writes case I
+as a model file. Every loop method runs each case with its default settings and the library's
+default run (dopri5 at rtol 1e-8, srm rk4 at h = 1e-3, the run watch on) for 2 s, against the
+absolute-coordinate reference (reference/, its own code path, its step refined per case). A run
+passes, is refused (stops with an error: the run watch, a singular configuration, ...), or is
+wrong: it completed off the reference. Wrong runs are listed after the table.
+
+TEXT
+"$build/bench/zoo_results" --seed 36 --count 280

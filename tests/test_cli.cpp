@@ -4,6 +4,7 @@
 #include "cli_support.hpp"
 #include "loopdyn/generators.hpp"
 #include "loopdyn/io/model_file.hpp"
+#include "loopdyn/zoo.hpp"
 
 #include <array>
 #include <cstdio>
@@ -19,6 +20,7 @@ namespace {
 
 using loopdyn::test::CliResult;
 using loopdyn::test::expect_one_line_error;
+using loopdyn::test::expect_stopped_run;
 CliResult run(const std::string& args) { return loopdyn::test::run_cli(args); }
 
 std::string models() { return std::string(LOOPDYN_SOURCE_DIR) + "/models"; }
@@ -576,3 +578,28 @@ TEST(Cli, ViewRefusesARunThatDoesNotMatchWithOneLine) {
   expect_one_line_error(run("view /nonexistent/run.csv --model " + pendulum), "cannot open CSV file");
   expect_one_line_error(run("simulate " + pendulum + " --plot energy"), "--plot is for the --view page");
 }
+
+namespace loopdyn {
+namespace {
+
+// `loopdyn generate zoo` (issue 36): a case of the randomized zoo as a model file, the library's
+// text for that seed and index; several into a folder, one file each; a case runs under the
+// default `simulate` (watched, dopri5) with exit code 0.
+TEST(Cli, GenerateZooWritesTheZoosCases) {
+  const CliResult one = run("generate zoo --seed 36 --first 2");
+  ASSERT_EQ(one.status, 0) << one.output;
+  EXPECT_EQ(one.output, zoo_model_file(zoo_case(36, 2), 36, 2));
+  const std::filesystem::path dir = scratch("zoo");
+  std::filesystem::remove_all(dir);
+  const CliResult three = run("generate zoo --seed 36 --count 3 --out " + dir.string());
+  ASSERT_EQ(three.status, 0) << three.output;
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 3);
+  const std::string file = (dir / ("zoo_36_0_" + zoo_classes()[0] + ".yaml")).string();
+  const CliResult sim = run("simulate " + file + " --t-end 1 --out " + scratch("zoo.csv").string());
+  EXPECT_EQ(sim.status, 0) << sim.output;
+  EXPECT_NE(sim.output.find("watch       energy balance off by at most"), std::string::npos) << sim.output;
+  expect_one_line_error(run("generate zoo --count 2"), "give --out FOLDER");
+}
+
+}  // namespace
+}  // namespace loopdyn

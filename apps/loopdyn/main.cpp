@@ -29,6 +29,7 @@
 #include "loopdyn/run.hpp"
 #include "loopdyn/simulator.hpp"
 #include "loopdyn/square_nets.hpp"
+#include "loopdyn/zoo.hpp"
 
 namespace {
 
@@ -427,6 +428,8 @@ struct GenerateOptions {
   std::string layout = "serial", masses = "uniform", out;
   int cells = 0, bodies = 0, fourbars = 0, squares = 0, rows = 0, cols = 0;
   double tilt = 0.5;
+  std::uint64_t seed = 0;
+  int count = 1, first = 0;
 };
 
 // The model file of a generated mechanism, to `out` or to stdout when `out` is empty.
@@ -513,6 +516,38 @@ int generate_square_net(const GenerateOptions& o) {
   require_positive(o.rows, "--rows");
   require_positive(o.cols, "--cols");
   return write_generated(square_net_mechanism(o.rows, o.cols, o.tilt), o.out);
+}
+
+// Writes text to a file; throws naming the file when it cannot.
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream file(path);
+  file << text;
+  if (!file) throw std::runtime_error("cannot write '" + path + "'");
+}
+
+// `generate zoo`: cases first .. first + count − 1 of the randomized mechanism zoo of `seed`
+// (zoo.hpp): one to stdout or to a file, several into a folder, one file each.
+int generate_zoo(const GenerateOptions& o) {
+  require_positive(o.count, "--count");
+  if (o.first < 0) throw std::invalid_argument("--first must be at least 0, got " + std::to_string(o.first));
+  if (o.count == 1 && (o.out.empty() || std::filesystem::path(o.out).extension() == ".yaml")) {
+    const std::string text = zoo_model_file(zoo_case(o.seed, o.first), o.seed, o.first);
+    if (o.out.empty()) std::cout << text;
+    else write_text(o.out, text);
+    return 0;
+  }
+  if (o.out.empty())
+    throw std::invalid_argument("generate zoo --count " + std::to_string(o.count) +
+                                " writes one file per case: give --out FOLDER");
+  std::filesystem::create_directories(o.out);
+  for (int k = o.first; k < o.first + o.count; ++k) {
+    const ZooCase c = zoo_case(o.seed, k);
+    const std::string name = "zoo_" + std::to_string(o.seed) + "_" + std::to_string(k) + "_" + c.kind + ".yaml";
+    const std::string file = (std::filesystem::path(o.out) / name).string();
+    write_text(file, zoo_model_file(c, o.seed, k));
+    std::printf("wrote       %s: %s\n", file.c_str(), c.description.c_str());
+  }
+  return 0;
 }
 
 // `methods`: the registry (formulation.hpp), as text or as the docs' Markdown table.
@@ -720,6 +755,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cmd_square_net->add_option("--out", gen.out, "model file to write (default: print it)");
 
+  CLI::App* cmd_zoo = cmd_gen->add_subcommand(
+      "zoo", "randomized mechanisms users build (four-bars of every Grashof class, five-bars, Bennett linkages), "
+             "seeded: the differential test's cases (docs/results.md, \"Mechanism zoo\")");
+  cmd_zoo->add_option("--seed", gen.seed, "seed of the zoo")->capture_default_str();
+  cmd_zoo->add_option("--count", gen.count, "number of cases")->capture_default_str();
+  cmd_zoo->add_option("--first", gen.first, "index of the first case")->capture_default_str();
+  cmd_zoo->add_option("--out", gen.out, "model file to write (one case), or folder (several; default: print one)");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (cmd_sim->parsed()) return simulate(sim);
@@ -734,6 +777,7 @@ int main(int argc, char** argv) {
     if (cmd_nfourbar->parsed()) return generate_nfourbar(gen);
     if (cmd_square_chain->parsed()) return generate_square_chain(gen);
     if (cmd_square_net->parsed()) return generate_square_net(gen);
+    if (cmd_zoo->parsed()) return generate_zoo(gen);
   } catch (const std::exception& e) {
     std::cerr << "loopdyn: error: " << e.what() << '\n';
     return 1;
