@@ -277,6 +277,11 @@ int simulate(const SimulateOptions& o) {
     const double e0 = traj.at(0, "energy"), e1 = traj.at(traj.rows.size() - 1, "energy");
     std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
                 (e1 - e0) / std::max(std::abs(e0), 1e-300));
+    if (const auto w = std::find(traj.columns.begin(), traj.columns.end(), "work"); w != traj.columns.end()) {
+      const double work = traj.rows.back()(w - traj.columns.begin());
+      std::printf("work        %.9g J by the non-conservative forces (dampers, joint and body forces); energy - work "
+                  "changed by %.3g J\n", work, e1 - e0 - work);
+    }
   }
   print_watch(model, traj.watch);
   if (o.project) print_projection(traj.projection, settings.simulation.projection, traj.stats.steps_accepted);
