@@ -1,8 +1,8 @@
-// A double pendulum built in C++, simulated for 2 s with RK4; prints the final angles and energy.
+// A double pendulum built in C++, simulated for 2 s by the library's default run (run.hpp: method
+// auto, dopri5 at rtol 1e-8, the run watch on); prints the final angles and energy.
 #include <cstdio>
 
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/run.hpp"
 
 int main() {
   using namespace loopdyn;
@@ -18,13 +18,14 @@ int main() {
   elbow.q = {0.5};
 
   const Model model = Model::build(mech);  // validated, immutable
-  auto method = make_formulation("tree", model);
-  SimulationSettings settings;
-  settings.integrator.kind = IntegratorKind::rk4;
-  settings.integrator.dt = 1e-3;
-  settings.t_end = 2.0;
-  Simulator sim(model, *method, settings);
-  const Trajectory traj = sim.run(model.q0, model.u0);
+  RunSettings settings;
+  settings.simulation.t_end = 2.0;
+  const RunResult result = run(model, model.q0, model.u0, settings);
+  if (!result.completed()) {
+    std::fprintf(stderr, "stopped: %s\n", result.stop.message.c_str());
+    return 1;
+  }
+  const Trajectory& traj = result.trajectory;
 
   const std::size_t last = traj.rows.size() - 1;
   std::printf("t = %.2f  shoulder = %.6f  elbow = %.6f  energy = %.9f (start %.9f)\n", traj.at(last, "t"),
