@@ -285,7 +285,8 @@ int simulate(const SimulateOptions& o) {
   }
   print_watch(model, traj.watch);
   if (o.project) print_projection(traj.projection, settings.simulation.projection, traj.stats.steps_accepted);
-  print_change_points(model, traj, !o.no_watch && o.on_singular != "continue" &&
+  // The singularity guard (not the run watch) follows on_singular, as run() sets it.
+  print_change_points(model, traj, settings.formulation.on_singular == FormulationSettings::OnSingular::stop &&
                                        !r.formulation->crosses_singular_configurations());
   std::printf("wrote       %s (%zu rows x %zu columns)%s\n", o.out.c_str(), traj.rows.size(), traj.columns.size(),
               r.completed() ? "" : ", up to the stop");
