@@ -61,7 +61,7 @@ void RunWatch::start(const VecX& q0, const VecX& u0) {
   start_energy_ = e.kinetic + e.gravity;
   start_gravity_ = e.gravity;
   summary_.balance_scale = e.kinetic;
-  summary_.worst_balance = summary_.worst_position = summary_.worst_velocity = 0.0;
+  summary_.worst_balance = summary_.worst_position = summary_.worst_velocity = summary_.worst_completion = 0.0;
   summary_.steps = 0;
   speed_ = std::max(1.0, u0.size() ? u0.cwiseAbs().maxCoeff() : 0.0);
 }
@@ -109,6 +109,25 @@ void RunWatch::check_balance(double t, const VecX& q, double work) {
     fail(t, "energy balance: kinetic + potential - work of the applied forces has changed by " + number(balance) +
                 " J since the start (bound " + number(bound) + " J, " + number(balance_factor() * summary_.accuracy) +
                 " of the run's energy scale " + number(summary_.balance_scale) + " J)");
+}
+
+void RunWatch::check_completion(double t, const VecX& before, const Eigen::Ref<const VecX>& after) {
+  const double tau = kWatchFactor * summary_.accuracy, size = std::max(1.0, summary_.length);
+  for (int k = 0; k < static_cast<int>(before.size()); ++k) {
+    const bool speed = k >= model_.nq;
+    const double moved = std::abs(after(k) - before(k));
+    const double bound = tau * ((speed ? size * speed_ : size) + std::abs(before(k)));
+    if (!speed) summary_.worst_completion = std::max(summary_.worst_completion, moved);
+    if (!(moved <= bound))
+      fail(t, "continuity: completing the accepted state (closing the loops by position analysis, or choosing the "
+              "independent coordinates again) moved " + coordinate(k) + " by " + number(moved) + " (bound " +
+              number(bound) + "), off the point of the motion the step reached");
+  }
+}
+
+std::string RunWatch::coordinate(int k) const {
+  const std::vector<std::string> names = model_.coordinate_names();
+  return k < static_cast<int>(names.size()) ? names[k] : "coordinate " + std::to_string(k);
 }
 
 void RunWatch::fail(double t, const std::string& what) const {

@@ -42,7 +42,7 @@ Simulator::Simulator(const Model& model, Formulation& formulation, const Simulat
     : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(model.loops().constraints),
       constraint_data_(model), phi_(constraints_.rows()), G_(constraints_.rows(), model.nv),
       q_(model.nq), u_(model.nv), udot_(model.nv), track_work_(has_applied_forces(model)),
-      x_(formulation.state_size()), dx_(formulation.state_size()), power_kin_(model), power_forces_(model) {
+      x_(formulation.state_size()), dx_(formulation.state_size()), before_(formulation.state_size()), power_kin_(model), power_forces_(model) {
   if (settings_.reactions) {
     // A formulation outside the registry is checked by Reactions::compute (the size of λ).
     const MethodInfo* method = find_method(formulation_.name());
@@ -80,7 +80,10 @@ void Simulator::rhs(double t, const VecX& x, VecX& dx) {
 void Simulator::post_step(double t, VecX& x) {
   ++accepted_;
   const Eigen::Index n = formulation_.state_size();
+  const bool joint = watch_ && formulation_.coordinates() == Coordinates::joint;
+  if (joint) before_ = x.head(n);
   formulation_.accept(t, x.head(n));
+  if (joint) watch_->check_completion(t, before_, x.head(n));
   if (!projector_ && !monitor_ && !guard_ && !watch_) return;
   formulation_.to_joint(formulation_state(x), q_, u_);
   if (projector_) {

@@ -7,6 +7,7 @@
 #include "absolute_coordinates.hpp"
 #include "iftomm_cases.hpp"
 #include "loopdyn/assembly.hpp"
+#include "loopdyn/formulations/gcp.hpp"
 #include "loopdyn/formulations/lagrange_dense.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/run.hpp"
@@ -143,22 +144,45 @@ TEST(Run, BricardClosedAtItsFifthJointFollowsTheReferenceOrStops) {
   EXPECT_LT(marker_error(m, r.trajectory, "P3"), 1e-4) << r.method;
 }
 
+// A Simulator's settings for a method outside the registry: dopri5 at its defaults up to t_end.
+SimulationSettings dopri5_run(double t_end) {
+  SimulationSettings s;
+  s.integrator.kind = IntegratorKind::dopri5;
+  s.t_end = t_end;
+  return s;
+}
+
+// A formulation outside the registry made from a registered one, Inner with default settings: its
+// accelerations and completions, for the tests below to change one of them.
+template <class Inner>
+class Wrapped : public Formulation {
+ public:
+  explicit Wrapped(const Model& model) : Formulation(model), inner_(model, {}) {}
+  void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override {
+    inner_.accelerations(t, q, u, udot);
+  }
+  void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override { inner_.complete_state(t, q, u); }
+  void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override {
+    inner_.complete_accepted_state(t, q, u);
+  }
+
+ private:
+  Inner inner_;
+};
+
 // A formulation that leaks energy: lagrange-dense's accelerations with a hidden damping u̇ −= c u,
 // which no residual shows (G u = 0, so G (u̇ − c u) = γ: the loops stay closed), while the energy
 // falls at the rate 2 c T. c = 1e-3/s: 2e-3 of the kinetic energy per second, 7 times the watch's
 // budget for dopri5 at τ = 1e-8 (30 τ S_E per step, about 200 steps per second, S_E 47 J against
 // T of about 20 J), and past its floor (1e3 τ S_E) after some 10 ms.
-class Leaky final : public Formulation {
+class Leaky final : public Wrapped<LagrangeDense> {
  public:
-  explicit Leaky(const Model& model) : Formulation(model), inner_(model, {}) {}
+  using Wrapped::Wrapped;
   std::string_view name() const override { return "leaky"; }
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override {
-    inner_.accelerations(t, q, u, udot);
+    Wrapped::accelerations(t, q, u, udot);
     udot -= 1e-3 * u;
   }
-
- private:
-  LagrangeDense inner_;
 };
 
 // The watch stops any method that leaves the motion (here: one outside the registry), names the
@@ -166,9 +190,7 @@ class Leaky final : public Formulation {
 TEST(RunWatch, StopsAMethodThatLosesEnergyAndKeepsTheRows) {
   const Assembled c = assembled(triple_rocker());
   Leaky leaky(c.model);
-  SimulationSettings s;
-  s.integrator.kind = IntegratorKind::dopri5;
-  s.t_end = 5.0;
+  SimulationSettings s = dopri5_run(5.0);
   s.output_dt = 1e-3;
   Simulator sim(c.model, leaky, s);
   Trajectory traj;
@@ -185,6 +207,77 @@ TEST(RunWatch, StopsAMethodThatLosesEnergyAndKeepsTheRows) {
   s.watch.enabled = false;
   Simulator unwatched(c.model, leaky, s);
   EXPECT_DOUBLE_EQ(unwatched.run(c.model.q0, c.model.u0).rows.back()(0), 5.0);
+}
+
+// A formulation whose completion of an accepted step jumps once: gcp, but at the first accepted
+// step after t = 0.5 s every joint angle moves by 1e-3 rad and the loop is closed again there for
+// the independent one (the dependent ones go back), as a
+// partition change that lands on another point of the motion would. The state stays closed and its
+// energy changes by about m g r 1e-3 ~ 2e-3 J of 12 J; the continuity check (bound 1e3 τ (L + |q|),
+// about 3e-5 rad at τ = 1e-8) stops it at that step, before the energy check sees anything.
+class Jumpy final : public Wrapped<Gcp> {
+ public:
+  using Wrapped::Wrapped;
+  std::string_view name() const override { return "jumpy"; }
+  void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override {
+    if (t >= 0.5 && !jumped_) {
+      jumped_ = true;
+      jumped_at_ = t;
+      q.array() += 1e-3;
+    }
+    Wrapped::complete_accepted_state(t, q, u);
+  }
+  double jumped_at() const { return jumped_at_; }
+
+ private:
+  bool jumped_ = false;
+  double jumped_at_ = 0.0;
+};
+
+TEST(RunWatch, StopsACompletionThatMovesTheState) {
+  const Assembled c = assembled(triple_rocker());
+  Jumpy jumpy(c.model);
+  Simulator sim(c.model, jumpy, dopri5_run(2.0));
+  Trajectory traj;
+  try {
+    sim.run(c.model.q0, c.model.u0, traj);
+    FAIL() << "the watch did not stop a completion that jumped";
+  } catch (const RunWatchError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("continuity"), std::string::npos) << what;
+    EXPECT_NE(what.find("moved q.j_"), std::string::npos) << what;
+    char at[48];
+    std::snprintf(at, sizeof at, "t = %.9g:", jumpy.jumped_at());
+    EXPECT_EQ(what.rfind(at, 0), 0u) << what;
+  }
+}
+
+// The methods that complete their states (position analysis, rcr's dependent speeds) on the
+// triple-rocker, whose independent speeds are chosen again several times in 5 s: with rk4 at
+// h = 1e-3 (the fixed-step τ 1e-6) and with dopri5 (τ 1e-8), every completion moves the state by
+// far less than the continuity bound, partition changes included.
+TEST(RunWatch, CompletionsAcrossPartitionChangesAreContinuous) {
+  const Assembled c = assembled(triple_rocker());
+  for (const IntegratorKind kind : {IntegratorKind::rk4, IntegratorKind::dopri5})
+    for (const std::string method : {"gcp", "nullspace", "embedding", "rcr"}) {
+      SCOPED_TRACE(method + " " + std::string(to_string(kind)));
+      RunSettings s = default_run(5.0);
+      s.method = method;
+      s.integrator = kind;
+      int changes = 0;
+      RunCallbacks callbacks;
+      callbacks.event = [&](const FormulationEvent& e) {
+        if (e.message.find("chosen again") != std::string::npos) ++changes;
+      };
+      const RunResult r = run(c.model, c.model.q0, c.model.u0, s, callbacks);
+      ASSERT_TRUE(r.completed()) << r.stop.message;
+      if (method != "rcr") {
+        EXPECT_GT(changes, 0);
+      }
+      const WatchSummary& w = r.trajectory.watch;
+      // The bound at the crank, 1e3 τ (max(1, L) + |q|) with L >= 1.2 m: at least 1.2e3 τ.
+      EXPECT_LT(w.worst_completion, 1.2e3 * w.accuracy / 10);
+    }
 }
 
 // The watch at a fixed step: rk4 at a step far too long for the motion (h = 0.05 s against a

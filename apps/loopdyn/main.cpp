@@ -205,8 +205,9 @@ void print_watch(const Model& model, const WatchSummary& w) {
   }
   std::printf("watch       energy balance off by at most %.3g J (scale %.3g J)", w.worst_balance, w.balance_scale);
   if (model.has_loops())
-    std::printf(", closure of every row off by at most %.3g (position), %.3g (velocity)", w.worst_position,
-                w.worst_velocity);
+    std::printf(", closure of every row off by at most %.3g (position), %.3g (velocity), completed steps moved q by "
+                "at most %.3g",
+                w.worst_position, w.worst_velocity, w.worst_completion);
   std::printf("; accuracy %.3g over %ld steps (docs/methods.md, \"The run\")\n", w.accuracy, w.steps);
 }
 

@@ -1,7 +1,7 @@
 // The run watch: checks after every accepted step of any method that the trajectory is still the
 // motion of the mechanism, so that no run ends with a wrong motion and exit code 0.
 //
-// Two checks, each against a bound that follows from the accuracy τ the run asks for (dopri5: its
+// Three checks, each against a bound that follows from the accuracy τ the run asks for (dopri5: its
 // rtol; a fixed step: WatchSettings::fixed_step_accuracy, since a fixed step estimates no error):
 //  * closure: |Φ| of every closure row, the structurally redundant (dropped) rows too, so that a
 //    row dropped wrongly shows, and |Φ̇| of the same rows:
@@ -18,6 +18,14 @@
 //    14 τ S_E per step on IFToMM A04 at rtol 1e-8, 4 at 1e-10): F_E = max(F, F_step N), N the
 //    accepted steps. A steady leak below F_step τ S_E per step is therefore not seen: at rtol 1e-8
 //    and 200 steps per second, 6e-5 of the energy scale per second.
+//  * continuity: a method that closes its loops by position analysis (gcp, nullspace, embedding) or
+//    overwrites its dependent speeds (rcr) completes every accepted step's joint state, and may
+//    choose its independent coordinates again there. That must move the state only by the step's
+//    own drift off the loops, never to another point of the motion:
+//        |Δq_k| <= F τ (max(1, L) + |q_k|),  |Δu_k| <= F τ (max(1, L) V + |u_k|),
+//    the integrator's error tolerance on that component (rtol · |x_k|, plus the closure's scale);
+//    checked for the methods whose state is joint coordinates (dca projects its absolute
+//    coordinates, which the closure check covers).
 // F = kWatchFactor = 1e3, F_step = kWatchStepFactor = 30: on the bundled models over 10 s at
 // rtol 1e-8 the methods that close their loops by position analysis stay within 11 τ S_E and 3 τ
 // in closure, lagrange-dense within 169 τ S_E and 156 τ (its drift grows with time), dca within
@@ -53,6 +61,7 @@ struct WatchSummary {
   double balance_scale = 0.0;     ///< S_E at the end (J)
   double worst_position = 0.0;    ///< max |Φ| over every row, kept and dropped
   double worst_velocity = 0.0;    ///< max |Φ̇| over the same rows
+  double worst_completion = 0.0;  ///< max |Δq_k| of the continuity check (rad or m)
   double length = 0.0;            ///< L (m)
   long steps = 0;                 ///< accepted steps observed
 };
@@ -79,6 +88,10 @@ class RunWatch {
   /// The joint state after an accepted step at t and the work done since the start; throws
   /// RunWatchError when a check fails. Allocates nothing.
   void observe(double t, const VecX& q, const VecX& u, double work);
+  /// The continuity check: `before` is the joint state [q; u] of an accepted step as the
+  /// integrator left it, `after` the same once the method completed it (Formulation::accept).
+  /// Throws RunWatchError when the completion moved it more than the step's drift. Allocates nothing.
+  void check_completion(double t, const VecX& before, const Eigen::Ref<const VecX>& after);
   const WatchSummary& summary() const { return summary_; }
 
  private:
@@ -86,6 +99,8 @@ class RunWatch {
   double balance_factor() const;  ///< F_E
   void check_closure(double t, const VecX& u);
   void check_balance(double t, const VecX& q, double work);
+  /// The CSV name of coordinate k of [q; u], for messages.
+  std::string coordinate(int k) const;
   [[noreturn]] void fail(double t, const std::string& what) const;
 
   const Model& model_;

@@ -113,6 +113,7 @@ class Simulator final : public OdeSystem {
   VecX q_, u_, udot_;
   const bool track_work_;
   VecX x_, dx_;                   ///< formulation state and derivative when the work rides along
+  VecX before_;  ///< an accepted joint-layout state before the method completes it (the watch's continuity)
   KinematicsData power_kin_;      ///< for the power of the applied forces at a stage
   ForceData power_forces_;
   double start_springs_ = 0.0;    ///< spring energy at the start, for the `work` column

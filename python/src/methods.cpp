@@ -186,6 +186,7 @@ py::dict stats(const Trajectory& traj) {
     d["watch_balance_scale"] = w.balance_scale;
     d["watch_worst_position"] = w.worst_position;
     d["watch_worst_velocity"] = w.worst_velocity;
+    d["watch_worst_completion"] = w.worst_completion;
   }
   return d;
 }
