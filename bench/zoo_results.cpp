@@ -94,7 +94,7 @@ void print_table(const std::vector<std::string>& methods, std::map<std::string, 
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
-  const std::vector<std::string> methods = loop_methods();
+  const std::vector<std::string> methods = reference::zoo_methods();
   std::map<std::string, std::map<std::string, Cell>> cells;
   std::map<std::string, std::map<std::string, int>> refusals;  // method -> refusal_kind -> count
   std::vector<Wrong> wrong;
@@ -147,7 +147,8 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(o.seed));
   if (!wrong.empty()) std::printf("| index | method | marker error (m) | energy error | case |\n|---|---|---|---|---|\n");
   for (const Wrong& w : wrong)
-    std::printf("| %d | %s | %.2e | %.2e | %s |\n", w.index, w.method.c_str(), w.run.marker_error, w.run.energy_error,
+    std::printf("| %d | %s | %.2e | %.2e | %s |\n", w.index,
+                (w.method == w.run.method ? w.method : w.method + " (" + w.run.method + ")").c_str(), w.run.marker_error, w.run.energy_error,
                 w.description.c_str());
   std::printf("\nReferences not resolved to %.0e m at h = %.1e s (%zu cases, not judged):\n\n", o.reference_tolerance,
               o.reference_step / 16, unresolved.size());

@@ -8,7 +8,7 @@
 #include "absolute_coordinates.hpp"
 #include "iftomm_cases.hpp"
 #include "loopdyn/formulation.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/run.hpp"
 
 namespace loopdyn::reference {
 
@@ -44,6 +44,14 @@ ZooRun judge(const Mechanism& m, const Trajectory& traj, const ZooTruth& truth, 
   // NaN errors fail both comparisons: a run that went non-finite without an error is wrong.
   if (r.marker_error <= bounds.marker && r.energy_error <= bounds.energy) r.outcome = ZooOutcome::pass;
   else r.message = "completed off the reference";
+  return r;
+}
+
+// A run without errors to report: refused, or wrong without completing.
+ZooRun outcome(ZooOutcome kind, std::string message) {
+  ZooRun r;
+  r.outcome = kind;
+  r.message = std::move(message);
   return r;
 }
 
@@ -89,41 +97,36 @@ std::string_view to_string(ZooOutcome outcome) {
   return "?";
 }
 
-IntegratorSettings zoo_integrator(const std::string& method, double fixed_step) {
-  IntegratorSettings integrator;
-  if (method_info(method).fixed_step) {
-    integrator.kind = IntegratorKind::rk4;
-    integrator.dt = fixed_step;
-  } else {
-    integrator.kind = IntegratorKind::dopri5;
-    integrator.rtol = 1e-8;
-    integrator.atol = 1e-10;
-  }
-  return integrator;
-}
-
 ZooRun run_zoo_method(const Mechanism& m, const std::string& method, const ZooTruth& truth, const ZooBounds& bounds,
                       double fixed_step) {
   const auto start = std::chrono::steady_clock::now();
   ZooRun r;
   try {
     const Model model = Model::build(m);
-    const auto f = make_formulation(method, model);
-    SimulationSettings settings;
-    settings.integrator = zoo_integrator(method, fixed_step);
-    settings.t_end = truth.t.back();
-    settings.output_dt = truth.t.size() > 1 ? truth.t[1] : settings.t_end;
-    Simulator sim(model, *f, settings);
-    r = judge(m, sim.run(model.q0, model.u0), truth, bounds);
+    RunSettings settings;  // the defaults a user gets: integrator, watch, auto's hand-over
+    settings.method = method;
+    settings.simulation.integrator.dt = fixed_step;
+    settings.simulation.t_end = truth.t.back();
+    settings.simulation.output_dt = truth.t.size() > 1 ? truth.t[1] : settings.simulation.t_end;
+    const RunResult run_result = run(model, model.q0, model.u0, settings);
+    if (run_result.completed()) r = judge(m, run_result.trajectory, truth, bounds);
+    else r = outcome(ZooOutcome::refused, run_result.stop.message);
+    r.method = run_result.method;
   } catch (const std::runtime_error& e) {
-    r = {ZooOutcome::refused, 0.0, 0.0, e.what()};
+    r = outcome(ZooOutcome::refused, e.what());
   } catch (const std::invalid_argument& e) {
-    r = {ZooOutcome::refused, 0.0, 0.0, e.what()};
+    r = outcome(ZooOutcome::refused, e.what());
   } catch (const std::exception& e) {
-    r = {ZooOutcome::wrong, 0.0, 0.0, std::string("not a clear refusal: ") + e.what()};
+    r = outcome(ZooOutcome::wrong, std::string("not a clear refusal: ") + e.what());
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+std::vector<std::string> zoo_methods() {
+  std::vector<std::string> methods = loop_methods();
+  methods.insert(methods.begin(), "auto");
+  return methods;
 }
 
 }  // namespace loopdyn::reference

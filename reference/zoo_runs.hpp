@@ -54,19 +54,20 @@ struct ZooRun {
   double marker_error = 0.0;  ///< largest marker distance from the reference (m); 0 when refused
   double energy_error = 0.0;  ///< largest |E(t) − E_ref(0)| / scale; 0 when refused
   std::string message;        ///< the refusal's message, or why the run is wrong
+  std::string method;         ///< the method that ran last (auto's choice, or dca after a hand-over)
   double seconds = 0.0;       ///< wall time of the run (formulation built, simulation run)
 };
 
-/// The zoo's integrator for a method: dopri5 at rtol 1e-8, atol 1e-10 (the project's default), or,
-/// for a method that runs only with fixed steps (srm), rk4 with step `fixed_step`.
-IntegratorSettings zoo_integrator(const std::string& method, double fixed_step = 1e-3);
-
-/// Runs `method` with its default FormulationSettings on m (from its initial state, unassembled:
-/// the zoo's states are closed) with the Simulator over truth's times and judges it: refused when
-/// it throws std::runtime_error or std::invalid_argument (SingularConfigurationError,
-/// IntegrationError, ModelError, ...), else pass or wrong by `bounds`; any other exception is
-/// not a clear refusal and counts as wrong.
+/// Runs `method` on m as a user's default run does (run.hpp: its default integrator, dopri5 at
+/// rtol 1e-8, atol 1e-10, or rk4 at `fixed_step` for a fixed-step method (srm); the run watch;
+/// `auto`'s choice and hand-over), from the case's initial state (closed), over truth's times, and
+/// judges it: refused when the run stops (RunResult::stop) or throws std::runtime_error or
+/// std::invalid_argument (SingularConfigurationError, ModelError, ...), else pass or wrong by
+/// `bounds`; any other exception is not a clear refusal and counts as wrong.
 ZooRun run_zoo_method(const Mechanism& m, const std::string& method, const ZooTruth& truth,
                       const ZooBounds& bounds = {}, double fixed_step = 1e-3);
+
+/// The methods the zoo runs: "auto" (the default path) and every loop method (loop_methods()).
+std::vector<std::string> zoo_methods();
 
 }  // namespace loopdyn::reference

@@ -138,7 +138,7 @@ TEST_P(Zoo, LoopMethodPassesOrRefuses) {
       << r.message << ": marker error " << r.marker_error << " m, energy error " << r.energy_error;
 }
 
-INSTANTIATE_TEST_SUITE_P(Seed36, Zoo, testing::Combine(testing::ValuesIn(kCases), testing::ValuesIn(loop_methods())),
+INSTANTIATE_TEST_SUITE_P(Seed36, Zoo, testing::Combine(testing::ValuesIn(kCases), testing::ValuesIn(reference::zoo_methods())),
                          [](const testing::TestParamInfo<Zoo::ParamType>& p) {
                            std::string name = "case" + std::to_string(std::get<0>(p.param)) + "_" +
                                               std::get<1>(p.param);
