@@ -1,4 +1,5 @@
 // The rows of the loop-closing joints and couplings (constraints.hpp has the table per joint type).
+#include <algorithm>
 #include <type_traits>
 
 #include "constraint_rows.hpp"
@@ -60,8 +61,19 @@ void detail::joint_rows(const ModelJoint& lj, int loop, std::vector<ConstraintRo
       lj.joint);
 }
 
-Constraints::Constraints(std::vector<ConstraintRow> kept, std::vector<ConstraintRow> dropped)
-    : rows_(std::move(kept)), dropped_(std::move(dropped)) {}
+Constraints::Constraints(std::vector<ConstraintRow> kept, std::vector<ConstraintRow> dropped,
+                         std::vector<ConstraintRow> alternates)
+    : rows_(std::move(kept)), dropped_(std::move(dropped)), alternates_(std::move(alternates)) {}
+
+void Constraints::exchange(int index, ConstraintRow row) {  // by value: it may be one of alternates_
+  ConstraintRow& slot = rows_[index];
+  if (slot.label == row.label) return;
+  const auto same = [&](const ConstraintRow& r) { return r.label == row.label; };
+  // Row labels are unique in a model (joint name and row), so they find the row's places.
+  std::replace_if(dropped_.begin(), dropped_.end(), same, slot);
+  std::replace_if(alternates_.begin(), alternates_.end(), same, slot);
+  slot = row;
+}
 
 std::vector<ConstraintRow> Constraints::all_rows(const Model& model) {
   std::vector<ConstraintRow> rows;

@@ -13,6 +13,7 @@
 #include "loopdyn/formulations/srm.hpp"
 #include "loopdyn/formulations/tree.hpp"
 #include "loopdyn/loop_structure.hpp"
+#include "loopdyn/row_choice.hpp"
 
 namespace loopdyn {
 
@@ -27,6 +28,14 @@ std::unique_ptr<Formulation> make(const Model& model, const FormulationSettings&
 }
 
 }  // namespace
+
+const Constraints& Formulation::constraints() const { return model_.loops().constraints; }
+
+void Formulation::choose_rows_again(RowChoice& rows, double t, const Eigen::Ref<const VecX>& q) const {
+  if (const std::string exchanged = rows.choose_again(q); !exchanged.empty())
+    report(t, std::string(name()) + ": rows chosen again along the motion, where the kept ones lost rank and the " +
+                  "loop's others did not (geometric redundancy, row_choice.hpp): " + exchanged);
+}
 
 Formulation::Formulation(const Model& model)
     : model_(model), q_(model.nq), u_(model.nv), udot_(model.nv) {}

@@ -39,7 +39,7 @@ std::vector<double> output_times(double t_end, double output_dt) {
 }
 
 Simulator::Simulator(const Model& model, Formulation& formulation, const SimulationSettings& settings)
-    : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(model.loops().constraints),
+    : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(formulation.constraints()),
       constraint_data_(model), phi_(constraints_.rows()), G_(constraints_.rows(), model.nv),
       q_(model.nq), u_(model.nv), udot_(model.nv), track_work_(has_applied_forces(model)),
       x_(formulation.state_size()), dx_(formulation.state_size()), before_(formulation.state_size()), power_kin_(model), power_forces_(model) {

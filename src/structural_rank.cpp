@@ -128,6 +128,11 @@ class RowRank {
     rank_ = static_cast<int>(qr_.rank());
   }
 
+  // Marks the rows of G that are not zero at the last factorized configuration (those in the QR).
+  void mark_nonzero(std::vector<char>& nonzero) const {
+    for (int c : columns_) nonzero[c] = 1;
+  }
+
   // Row of G of the QR's j-th column (after its column permutation).
   int qr_row(int j) const { return columns_[qr_.colsPermutation().indices()(j)]; }
 
@@ -424,8 +429,10 @@ Constraints structural_reduction(const Model& model, const std::vector<Constrain
     const VecX direction = probe.null_space_direction(rng);
     for (double sense : {1.0, -1.0}) walk_samples(model, probe, start, sense * direction, 16, samples);
   }
+  std::vector<char> nonzero(all.size(), 0);
   for (const VecX& q : samples) {
     probe.factor(q);
+    probe.mark_nonzero(nonzero);
     if (probe.rank() == best_rank) generic.push_back(q);
   }
   std::vector<int> best = probe.robust_rows(generic, best_rank);
@@ -433,13 +440,14 @@ Constraints structural_reduction(const Model& model, const std::vector<Constrain
     probe.factor(best_q);
     best = probe.independent_rows();
   }
-  std::vector<ConstraintRow> kept, dropped;
+  std::vector<ConstraintRow> kept, dropped, alternates;
   for (int r = 0, next = 0; r < static_cast<int>(all.size()); ++r) {
     const bool keep = next < static_cast<int>(best.size()) && best[next] == r;
     (keep ? kept : dropped).push_back(all[r]);
+    if (!keep && nonzero[r] && all[r].kind != ConstraintRow::Kind::coupling) alternates.push_back(all[r]);
     next += keep;
   }
-  return Constraints(std::move(kept), std::move(dropped));
+  return Constraints(std::move(kept), std::move(dropped), std::move(alternates));
 }
 
 }  // namespace loopdyn

@@ -15,8 +15,10 @@
 #include "loopdyn/loop_structure.hpp"
 #include "loopdyn/projection.hpp"
 #include "loopdyn/reactions.hpp"
+#include "loopdyn/row_choice.hpp"
 #include "loopdyn/square_nets.hpp"
 #include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/zoo.hpp"
 #include "test_support.hpp"
 
 extern "C" {
@@ -76,6 +78,24 @@ TEST(NoAllocation, AbaAndRneaAllocateNothingPerCall) {
     EXPECT_EQ(allocations_in([&] { aba(m, aba_data, q, u, tau, &fext, udot); }), 0);
     EXPECT_EQ(allocations_in([&] { aba_solve(m, aba_data, tau, nullptr, Bias::no, udot); }), 0);
     EXPECT_EQ(allocations_in([&] { rnea(m, rnea_data, q, u, udot, &fext, tau_out); }), 0);
+  }
+}
+
+// The rows of a geometrically redundant loop are checked after every accepted step
+// (row_choice.hpp): the check allocates nothing; an exchange, rare, allocates its report.
+TEST(NoAllocation, RowChoiceOfAGeometricallyRedundantLoopAllocatesNothing) {
+  const Model m = Model::build(zoo_case(36, 6).mechanism);  // a Bennett linkage: 5 rows of rank 2
+  ASSERT_EQ(zoo_case(36, 6).kind, "bennett");
+  ASSERT_FALSE(m.loops().constraints.alternates().empty());
+  RowChoice rows(m);
+  ASSERT_TRUE(rows.active());
+  ASSERT_EQ(rows.choose_again(m.q0), "");  // the structural check's choice is the best at q0
+  EXPECT_EQ(allocations_in([&] { (void)rows.choose_again(m.q0); }), 0);
+  for (const char* method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding"}) {
+    auto f = make_formulation(method, m);
+    VecX q = m.q0, u = m.u0, udot(m.nv);
+    f->accelerations(0.0, q, u, udot);
+    EXPECT_EQ(allocations_in([&] { f->complete_accepted_state(0.0, q, u); }), 0) << method;
   }
 }
 

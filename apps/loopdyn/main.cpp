@@ -313,15 +313,20 @@ int info(const std::string& path, bool as_json) {
               << j["type"].get<std::string>() << " joint '" << j["name"].get<std::string>() << "' (nq " << j["nq"]
               << ", nv " << j["nv"] << ")\n";
   std::cout << "  loop-closing joints (" << d["loop_joints"].size() << "):\n";
-  for (const auto& j : d["loop_joints"])
+  for (const auto& j : d["loop_joints"]) {
     std::cout << "    '" << j["name"].get<std::string>() << "' " << j["type"].get<std::string>() << " between "
               << j["parent"].get<std::string>() << " and " << j["child"].get<std::string>() << " ("
               << j["constraint_rows"] << " constraint rows, " << j["redundant_rows"].size()
-              << " structurally redundant: " << j["redundant_rows"].dump() << ")\n";
+              << " redundant: " << j["redundant_rows"].dump();
+    if (!j["alternate_rows"].empty())
+      std::cout << "; geometrically, so " << j["alternate_rows"].dump()
+                << " may replace a kept row along the motion";
+    std::cout << ")\n";
+  }
   std::cout << "  nq = " << d["nq"] << ", nv = " << d["nv"] << "\n  DOF (Gruebler-Kutzbach) = " << d["dof_gruebler"]
             << "\n  DOF (nv - rank of loop Jacobian at the initial state) = " << d["dof_rank"] << " (rank "
             << d["loop_jacobian_rank"] << " of " << d["constraints"] << " independent rows; "
-            << d["redundant_rows"] << " structurally redundant rows dropped)\n";
+            << d["redundant_rows"] << " redundant rows dropped)\n";
   std::cout << "  aggregated bodies (002 section 4.2; " << d["aggregated_bodies"].size() << "):\n";
   for (const auto& a : d["aggregated_bodies"])
     std::cout << "    " << a["bodies"].dump() << " on " << a["parent"].get<std::string>() << ": " << a["joint_speeds"]

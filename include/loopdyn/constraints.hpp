@@ -16,9 +16,10 @@
 //   coupling Φ = Σ c_k q_k − value, G = the constant c_k, γ = 0.
 // Accelerations: G u̇ = γ, γ = −(Ġ u) (paper 001 eq 4-5 with u for q̇).
 //
-// Structurally redundant rows (dependent at every closed configuration) are found once per model
-// by structural_reduction (structural_rank.hpp) and dropped: the formulations see only the kept
-// rows, which the model's LoopStructure (loop_structure.hpp) holds.
+// Redundant rows (dependent at every closed configuration sampled) are found once per model by
+// structural_reduction (structural_rank.hpp) and dropped: the formulations see only the kept rows,
+// which the model's LoopStructure (loop_structure.hpp) holds, and the methods that solve with them
+// choose a geometrically redundant loop's rows again along the motion (row_choice.hpp).
 #pragma once
 
 #include <string>
@@ -37,20 +38,30 @@ struct ConstraintRow {
   std::string label;          ///< e.g. "C.along.x", for messages
 };
 
-/// A set of constraint rows: those evaluated (kept) and those found structurally redundant
-/// (dropped). A model's sets are built once, in its LoopStructure (loop_structure.hpp).
+/// A set of constraint rows: those evaluated (kept) and those found redundant (dropped). A model's
+/// sets are built once, in its LoopStructure (loop_structure.hpp). Among the dropped rows, the
+/// alternates are dependent on the kept ones where the check looked but not zero there (the
+/// redundancy of a Bennett or Bricard loop, which comes from its closed geometry): along the motion
+/// a loop's kept rows can lose rank while its rows together keep it, and a formulation's RowChoice
+/// (row_choice.hpp) then puts an alternate in a kept row's place. The other dropped rows are zero
+/// at every configuration the check reached (the out-of-plane rows of a planar loop).
 class Constraints {
  public:
   Constraints() = default;
-  explicit Constraints(std::vector<ConstraintRow> kept, std::vector<ConstraintRow> dropped = {});
+  explicit Constraints(std::vector<ConstraintRow> kept, std::vector<ConstraintRow> dropped = {},
+                       std::vector<ConstraintRow> alternates = {});
   int rows() const { return static_cast<int>(rows_.size()); }     ///< m, kept rows
   const std::vector<ConstraintRow>& kept() const { return rows_; }
-  const std::vector<ConstraintRow>& dropped() const { return dropped_; }  ///< structurally redundant
+  const std::vector<ConstraintRow>& dropped() const { return dropped_; }  ///< redundant
+  const std::vector<ConstraintRow>& alternates() const { return alternates_; }  ///< the dropped rows not zero
+  /// Puts `row` (of the same loop joint) in kept row `index`'s place and the row there among the
+  /// dropped ones and the alternates in its place: RowChoice's swap, on a formulation's own copy.
+  void exchange(int index, ConstraintRow row);
   /// Rows of every loop joint (6 − dof each) and coupling, before the redundancy check.
   static std::vector<ConstraintRow> all_rows(const Model& model);
 
  private:
-  std::vector<ConstraintRow> rows_, dropped_;
+  std::vector<ConstraintRow> rows_, dropped_, alternates_;
 };
 
 /// Workspace for evaluating any set of constraint rows of the model, sized at construction.

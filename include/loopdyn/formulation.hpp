@@ -17,6 +17,9 @@
 
 namespace loopdyn {
 
+class Constraints;
+class RowChoice;
+
 /// Options shared by the formulations (each uses what applies to it).
 struct FormulationSettings {
   /// Baumgarte stabilization of the acceleration constraint (paper 001 eqs 6-9):
@@ -143,6 +146,10 @@ class Formulation {
   virtual void joint_accelerations(double t, const VecX& x, Eigen::Ref<VecX> udot);
   /// Loop-closure multipliers of the last call (empty for methods without them).
   virtual const VecX& multipliers() const { return no_multipliers_; }
+  /// The loop rows the method solves with, those multipliers() belong to: the model's kept rows
+  /// (model.loops().constraints), or the method's own copy whose rows of a geometrically redundant
+  /// loop it chooses again along the motion (row_choice.hpp). Read it after every accepted step.
+  virtual const Constraints& constraints() const;
   /// Methods that hold the loops closed by position and velocity analysis (gcp, nullspace: paper
   /// 001 eqs 12-14) overwrite the dependent coordinates and speeds of (q, u) with the values that
   /// close the loops for the given independent ones; the others leave (q, u) as they are. The
@@ -201,6 +208,9 @@ class Formulation {
   void report(double t, std::string message) const {
     if (sink_) sink_({t, std::move(message)});
   }
+  /// RowChoice::choose_again at the accepted configuration q, reported as an event: what the
+  /// methods that solve with a copy of the kept rows do first in complete_accepted_state.
+  void choose_rows_again(RowChoice& rows, double t, const Eigen::Ref<const VecX>& q) const;
 
   const Model& model_;
 

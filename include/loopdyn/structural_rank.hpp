@@ -15,7 +15,9 @@
 // those chosen before; for larger models, the rows independent at the best sample: by column-
 // pivoted QR of Gᵀ when G is small enough for a dense factorization (a few hundred speeds), else in
 // the order of a sparse QR of Gᵀ. When no closed configuration is found (loops that cannot close),
-// random configurations are sampled instead.
+// random configurations are sampled instead. A dropped row that is not zero at every sample is an
+// alternate (Constraints::alternates): samples prove nothing, and a formulation's RowChoice
+// (row_choice.hpp) puts it back in its loop's kept rows where those lose rank along the motion.
 #pragma once
 
 #include <vector>

@@ -131,7 +131,7 @@ class Method {
   py::dict reactions(double t, const py::handle& q, const py::handle& u) {
     read_state(t, q, u);
     formulation_->accelerations(t, q_, u_, udot_);
-    if (!reactions_) reactions_.emplace(*model_, model_->loops().constraints);
+    if (!reactions_) reactions_.emplace(*model_, formulation_->constraints());
     reactions_->compute(t, q_, u_, udot_, formulation_->multipliers());
     VecX columns(6 * (model_->nbodies + model_->loop_joints.size()));
     reactions_->write_columns(columns);

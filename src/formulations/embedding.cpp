@@ -19,7 +19,7 @@ std::vector<ConstraintBlock> node_blocks(const Model& model, const Constraints& 
 }  // namespace
 
 Embedding::Embedding(const Model& model, const FormulationSettings& settings)
-    : Formulation(model), cons_(model.loops().constraints), aggregation_(model.loops().aggregation), aba_(model),
+    : Formulation(model), rows_(model), cons_(rows_.constraints()), aggregation_(model.loops().aggregation), aba_(model),
       partition_(model, cons_, aba_.kin, node_blocks(model, cons_, aggregation_), settings,
                  [this](double t, std::string message) { report(t, message.insert(0, "embedding: ")); }),
       forces_(model), lambda_(VecX::Zero(cons_.rows())) {
@@ -47,6 +47,7 @@ Embedding::Embedding(const Model& model, const FormulationSettings& settings)
 void Embedding::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u, false); }
 
 void Embedding::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  choose_rows_again(rows_, t, q);
   partition_.complete(t, q, u, true);
 }
 

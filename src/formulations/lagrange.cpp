@@ -8,9 +8,13 @@
 namespace loopdyn {
 
 LagrangeFormulation::LagrangeFormulation(const Model& model, const FormulationSettings& settings)
-    : Formulation(model), settings_(settings), cons_(model.loops().constraints), cons_data_(model), phi_(VecX::Zero(cons_.rows())),
+    : Formulation(model), settings_(settings), rows_(model), cons_(rows_.constraints()), cons_data_(model), phi_(VecX::Zero(cons_.rows())),
       G_(MatX::Zero(cons_.rows(), model.nv)), gamma_(VecX::Zero(cons_.rows())), lambda_(VecX::Zero(cons_.rows())),
       solver_(cons_.rows(), settings.rank_tolerance) {}
+
+void LagrangeFormulation::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> /*u*/) {
+  choose_rows_again(rows_, t, q);
+}
 
 void LagrangeFormulation::evaluate_constraints(const KinematicsData& kin, const VecX& u) {
   constraint_position(model_, cons_, kin, cons_data_, phi_);

@@ -5,7 +5,7 @@
 namespace loopdyn {
 
 Nullspace::Nullspace(const Model& model, const FormulationSettings& settings)
-    : Formulation(model), cons_(model.loops().constraints), kin_(model),
+    : Formulation(model), rows_(model), cons_(rows_.constraints()), kin_(model),
       partition_(model, cons_, kin_, settings,
                  [this](double t, std::string message) { report(t, message.insert(0, "nullspace: ")); }),
       forces_(model), rnea_(model), crba_(model), M_(model.nv, model.nv), A_(model.nv, model.nv), Q_(model.nv),
@@ -15,6 +15,7 @@ Nullspace::Nullspace(const Model& model, const FormulationSettings& settings)
 void Nullspace::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u, false); }
 
 void Nullspace::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  choose_rows_again(rows_, t, q);
   partition_.complete(t, q, u, true);
 }
 

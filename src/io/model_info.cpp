@@ -19,12 +19,14 @@ nlohmann::json describe(const Model& model) {
   const Constraints& cons = model.loops().constraints;
   for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
     const ModelJoint& j = model.loop_joints[k];
-    json dropped = json::array();
+    json dropped = json::array(), alternates = json::array();
     for (const ConstraintRow& r : cons.dropped())
-      if (r.loop == static_cast<int>(k)) dropped.push_back(r.label);
+      if (r.loop == static_cast<int>(k) && r.kind != ConstraintRow::Kind::coupling) dropped.push_back(r.label);
+    for (const ConstraintRow& r : cons.alternates())
+      if (r.loop == static_cast<int>(k)) alternates.push_back(r.label);
     loops.push_back({{"name", j.name}, {"type", joint_type_name(j.joint)}, {"parent", body_label(j.parent)},
                      {"child", body_label(j.child)}, {"constraint_rows", 6 - joint_nv(j.joint)},
-                     {"redundant_rows", dropped}});
+                     {"redundant_rows", dropped}, {"alternate_rows", alternates}});
   }
   const RankInfo rank = constraint_rank(model, cons, model.q0);
   // 002 §4.2 aggregated bodies, with their independent speeds at the initial state.

@@ -34,6 +34,7 @@
 
 #include "loopdyn/aggregation.hpp"
 #include "loopdyn/formulations/coordinate_partition.hpp"
+#include "loopdyn/row_choice.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 
 namespace loopdyn {
@@ -46,7 +47,7 @@ class Embedding final : public Formulation {
   void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   const VecX& multipliers() const override { return lambda_; }
-  const Constraints& constraints() const { return cons_; }
+  const Constraints& constraints() const override { return cons_; }
   const AggregatedTree& aggregation() const { return aggregation_; }
   const CoordinatePartition& partition() const { return partition_; }
 
@@ -60,7 +61,8 @@ class Embedding final : public Formulation {
   void embed();
   void recover_multipliers(const VecX& tau);
 
-  const Constraints& cons_;
+  RowChoice rows_;           ///< the rows solved with (row_choice.hpp)
+  const Constraints& cons_;  ///< rows_'s
   const AggregatedTree& aggregation_;
   AbaData aba_;
   CoordinatePartition partition_;

@@ -11,13 +11,18 @@
 #include "loopdyn/constraints.hpp"
 #include "loopdyn/formulation.hpp"
 #include "loopdyn/linalg.hpp"
+#include "loopdyn/row_choice.hpp"
 
 namespace loopdyn {
 
 class LagrangeFormulation : public Formulation {
  public:
   const VecX& multipliers() const override { return lambda_; }
-  const Constraints& constraints() const { return cons_; }
+  const Constraints& constraints() const override { return cons_; }
+  /// The rows of geometrically redundant loops chosen again at the accepted state (row_choice.hpp).
+  void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
+  /// Its rows, for gcp, which solves with them and chooses them again itself.
+  RowChoice& row_choice() { return rows_; }
   /// Rank of the multiplier system at the last call (m when regular).
   int rank() const { return solver_.rank(); }
   /// Estimated 2-norm condition number of the multiplier system at the last call.
@@ -40,7 +45,8 @@ class LagrangeFormulation : public Formulation {
   void solve_multipliers(double t, const MatX& A, const VecX& rhs);
 
   const FormulationSettings settings_;
-  const Constraints& cons_;
+  RowChoice rows_;
+  const Constraints& cons_;  ///< rows_'s
   ConstraintData cons_data_;
   VecX phi_;      ///< (m) position error Φ
   MatX G_;        ///< (m x nv) constraint Jacobian

@@ -13,6 +13,7 @@
 #include <Eigen/LU>
 
 #include "loopdyn/formulations/coordinate_partition.hpp"
+#include "loopdyn/row_choice.hpp"
 #include "loopdyn/tree_dynamics.hpp"
 
 namespace loopdyn {
@@ -25,11 +26,12 @@ class Nullspace final : public Formulation {
   void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   const VecX& multipliers() const override { return lambda_; }
-  const Constraints& constraints() const { return cons_; }
+  const Constraints& constraints() const override { return cons_; }
   const CoordinatePartition& partition() const { return partition_; }
 
  private:
-  const Constraints& cons_;
+  RowChoice rows_;           ///< the rows solved with (row_choice.hpp)
+  const Constraints& cons_;  ///< rows_'s
   KinematicsData kin_;
   CoordinatePartition partition_;
   ForceData forces_;
