@@ -89,11 +89,11 @@ TEST(ZooReference, ConvergesAtItsStep) {
   EXPECT_LT(half.error, 1e-6);
 }
 
-// Cases 0..12, one per class, and case 20, an offset slider-crank with springs and dampers closed
-// at its prismatic joint. (Case 13 was a Bennett linkage on which three methods left the motion of
+// Cases 0..12, one per class, case 20, an offset slider-crank with springs and dampers closed at
+// its prismatic joint, and case 23, an RSCR whose ground axes are 0.44 rad from parallel (kKnownWrong). (Case 13 was a Bennett linkage on which three methods left the motion of
 // the 5 rows while holding the 2 they kept, now stopped by the run watch; with the six classes of
 // issue 36's item 4 appended, index 13 draws a crank-rocker.)
-const std::vector<int> kCases{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20};
+const std::vector<int> kCases{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 23};
 
 // Runs the zoo found wrong without refusing, whose fixes are outside the zoo's work (issue 36).
 // A listed run that passes or refuses again fails the test: drop it from the list.
@@ -101,10 +101,19 @@ struct KnownWrong {
   int index;
   std::string_view method, what;
 };
+constexpr std::string_view kRscr23 =
+    "issue 36: on the RSCR of case 23 (ground axes 0.44 rad from parallel) gcp, nullspace and embedding at dopri5 "
+    "rtol 1e-8 end 1.7e-5 m off the reference (resolved to 1.3e-7 m at h = 6.25e-5 s) and 1.33e-5 of the weight x 1 m "
+    "off in energy (bound 1e-5), the three alike, without a stop; lagrange-dense is 8.8e-6 m and 5.2e-6 off. At rtol "
+    "1e-10 gcp is 2.5e-9 m and 9.8e-9 off (lagrange-dense 5.5e-9, 8.8e-9): the integrator's accuracy, not the "
+    "formulation; the run watch's energy budget lets the 1e-8 run through";
 constexpr KnownWrong kKnownWrong[] = {
     {6, "srm", "issue 36: srm with rk4 at h = 1e-3 ends 3.2e-4 m off on a Bennett linkage without refusing: its "
                "regularization error moves the motion along the loops, with the energy kept and the closure within "
                "the run watch's 1e-3 m at a fixed step's accuracy 1e-6"},
+    {23, "gcp", kRscr23},
+    {23, "nullspace", kRscr23},
+    {23, "embedding", kRscr23},
 };
 
 const KnownWrong* known_wrong(int index, const std::string& method) {
@@ -113,12 +122,17 @@ const KnownWrong* known_wrong(int index, const std::string& method) {
   return nullptr;
 }
 
+// The RSCR of case 23 passes close to a configuration where its reference at kReferenceStep holds
+// its energy balance to 2.6e-5 of the weight x 1 m only; at kReferenceStep / 8 (the step
+// bench/zoo_results settles on) it is 1.3e-7 m from the step before.
+double reference_step(int index) { return index == 23 ? kReferenceStep / 8 : kReferenceStep; }
+
 // The reference of a case, computed once for all the methods.
 const reference::ZooTruth& truth(int index) {
   static std::map<int, reference::ZooTruth> cache;
   auto it = cache.find(index);
   if (it == cache.end())
-    it = cache.emplace(index, reference::zoo_truth(zoo_case(kSeed, index).mechanism, kTEnd, kOutputDt, kReferenceStep))
+    it = cache.emplace(index, reference::zoo_truth(zoo_case(kSeed, index).mechanism, kTEnd, kOutputDt, reference_step(index)))
              .first;
   return it->second;
 }
