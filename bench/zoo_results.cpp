@@ -22,7 +22,7 @@ namespace {
 
 struct Options {
   std::uint64_t seed = 36;
-  int count = 280;
+  int count = 520;  // 40 per class
   double t_end = 2.0, output_dt = 0.01, fixed_step = 1e-3;  // test_zoo's
   // The reference starts at reference_step and halves it until the markers move by less than
   // 1 % of the pass bound (zoo_truth_resolved), down to 1/16 of it.

@@ -2,21 +2,21 @@
 #include "absolute_coordinates.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <stdexcept>
+#include <variant>
 
 namespace loopdyn::reference {
 
 namespace {
 
+using Eigen::Matrix3d;
 using Eigen::MatrixXd;
 using Eigen::Vector3d;
 using Eigen::VectorXd;
-
-Eigen::Matrix3d skew(const Vector3d& a) {
-  Eigen::Matrix3d s;
-  s << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
-  return s;
-}
+using RowRef = Eigen::Ref<Eigen::RowVectorXd, 0, Eigen::InnerStride<>>;
 
 // x = A⁺ b for symmetric positive semidefinite A: eigenvalues below 1e-12 of the largest are zero.
 VectorXd psd_solve(const MatrixXd& A, const VectorXd& b) {
@@ -28,17 +28,19 @@ VectorXd psd_solve(const MatrixXd& A, const VectorXd& b) {
   return eig.eigenvectors() * c;
 }
 
-// Flat state: per body r (3), quaternion w x y z (4), v (3), ω (3).
+// Flat state: per body r (3), quaternion w x y z (4), v (3), ω (3); then the dampers' work.
 constexpr int kBody = 13;
 
-VectorXd flatten(const std::vector<BodyState>& s) {
-  VectorXd x(kBody * s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    x.segment<3>(kBody * i) = s[i].r;
-    x.segment<4>(kBody * i + 3) << s[i].p.w(), s[i].p.x(), s[i].p.y(), s[i].p.z();
-    x.segment<3>(kBody * i + 7) = s[i].v;
-    x.segment<3>(kBody * i + 10) = s[i].w;
+VectorXd flatten(const State& s) {
+  VectorXd x(kBody * s.bodies.size() + 1);
+  for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+    const BodyState& b = s.bodies[i];
+    x.segment<3>(kBody * i) = b.r;
+    x.segment<4>(kBody * i + 3) << b.p.w(), b.p.x(), b.p.y(), b.p.z();
+    x.segment<3>(kBody * i + 7) = b.v;
+    x.segment<3>(kBody * i + 10) = b.w;
   }
+  x(x.size() - 1) = s.work;
   return x;
 }
 
@@ -54,6 +56,60 @@ std::vector<BodyState> unflatten(const VectorXd& x) {
   return s;
 }
 
+VectorXd speeds(const std::vector<BodyState>& s) {
+  VectorXd xd(6 * s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) xd.segment<6>(6 * i) << s[i].v, s[i].w;
+  return xd;
+}
+
+// One end of a row: its body's rotation, centre of mass and speeds (identity and zero for the
+// ground), the lever R ρ from the centre of mass to the row's point, and that point's velocity.
+struct End {
+  int body = -1;
+  Matrix3d R = Matrix3d::Identity();
+  Vector3d r = Vector3d::Zero(), w = Vector3d::Zero(), lever, point, velocity = Vector3d::Zero();
+};
+
+End end_of(const std::vector<BodyState>& s, int body, const Vector3d& rho) {
+  End e;
+  e.body = body;
+  if (body >= 0) {
+    e.R = s[body].p.toRotationMatrix();
+    e.r = s[body].r;
+    e.w = s[body].w;
+  }
+  e.lever = e.R * rho;
+  e.point = e.r + e.lever;
+  if (body >= 0) e.velocity = s[body].v + e.w.cross(e.lever);
+  return e;
+}
+
+// Adds n·(velocity of the end's point) = n·v + ω·(lever × n) to a row over [v, ω] per body.
+void add_point(RowRef row, const End& e, const Vector3d& n) {
+  if (e.body < 0) return;
+  row.segment<3>(6 * e.body) += n.transpose();
+  row.segment<3>(6 * e.body + 3) += e.lever.cross(n).transpose();
+}
+
+// Adds n·ω of the end's body.
+void add_turn(RowRef row, const End& e, const Vector3d& n) {
+  if (e.body >= 0) row.segment<3>(6 * e.body + 3) += n.transpose();
+}
+
+// The offset row (R_a u)·(P_b − P_a): value, Jacobian row and −J̇ẋ.
+double offset_row(const End& a, const End& b, const Vector3d& u_a, RowRef row, double* gamma) {
+  const Vector3d A = a.R * u_a, d = b.point - a.point;
+  add_turn(row, a, A.cross(d));
+  add_point(row, b, A);
+  add_point(row, a, -A);
+  if (gamma) {
+    const Vector3d Ad = a.w.cross(A), dd = b.velocity - a.velocity;
+    *gamma = -(a.w.cross(Ad).dot(d) + 2.0 * Ad.dot(dd) +
+               A.dot(b.w.cross(b.w.cross(b.lever)) - a.w.cross(a.w.cross(a.lever))));
+  }
+  return A.dot(d);
+}
+
 }  // namespace
 
 AbsoluteCoordinates::AbsoluteCoordinates(const Mechanism& m) : gravity_(m.gravity) {
@@ -63,22 +119,85 @@ AbsoluteCoordinates::AbsoluteCoordinates(const Mechanism& m) : gravity_(m.gravit
     com_.push_back(b.com);
     inertia_.push_back(b.inertia);
   }
-  for (const JointSpec& j : m.joints) {
-    if (j.type != JointType::revolute)
-      throw std::invalid_argument("reference: joint '" + j.name + "' is not revolute");
-    Pin pin;
-    pin.a = j.parent == ground_name ? -1 : body(j.parent);
-    pin.b = j.child == ground_name ? -1 : body(j.child);
-    const Vector3d com_a = pin.a < 0 ? Vector3d::Zero() : com_[pin.a];
-    const Vector3d com_b = pin.b < 0 ? Vector3d::Zero() : com_[pin.b];
-    pin.rho_a = j.parent_frame.p - com_a;
-    pin.rho_b = j.child_frame.p - com_b;
-    const Vector3d z_a = (j.parent_frame.R * j.axis).normalized();
-    pin.z_b = (j.child_frame.R * j.axis).normalized();
-    pin.n1_a = z_a.unitOrthogonal();
-    pin.n2_a = z_a.cross(pin.n1_a);
-    pins_.push_back(pin);
+  if (!m.couplings.empty() || !m.callbacks.empty())
+    throw std::invalid_argument("reference: couplings and force callbacks are not supported");
+  for (const JointSpec& j : m.joints) add_joint(j);
+  for (const ForceSpec& f : m.forces) add_spring(m, f);
+}
+
+AbsoluteCoordinates::Row AbsoluteCoordinates::row(Kind kind, const JointSpec& j, const Vector3d& u,
+                                                  const Vector3d& w) const {
+  Row r;
+  r.kind = kind;
+  r.a = j.parent == ground_name ? -1 : body(j.parent);
+  r.b = j.child == ground_name ? -1 : body(j.child);
+  r.rho_a = j.parent_frame.p - (r.a < 0 ? Vector3d::Zero() : com_[r.a]);
+  r.rho_b = j.child_frame.p - (r.b < 0 ? Vector3d::Zero() : com_[r.b]);
+  r.u_a = j.parent_frame.R * u;
+  r.w_b = j.child_frame.R * w;
+  return r;
+}
+
+void AbsoluteCoordinates::add_joint(const JointSpec& j) {
+  // The joint frame's z (the axis) and n1, n2 ⟂ z, z × n1 = n2.
+  const Vector3d z = j.axis.normalized(), n1 = z.unitOrthogonal(), n2 = z.cross(n1), none = Vector3d::Zero();
+  auto add = [&](Kind kind, const Vector3d& u, const Vector3d& w) { rows_.push_back(row(kind, j, u, w)); };
+  switch (j.type) {
+    case JointType::revolute:
+      add(Kind::point, none, none);
+      add(Kind::perpendicular, n1, z);
+      add(Kind::perpendicular, n2, z);
+      return;
+    case JointType::prismatic:
+      add(Kind::perpendicular, n1, n2);
+      [[fallthrough]];
+    case JointType::cylindrical:
+      add(Kind::perpendicular, n1, z);
+      add(Kind::perpendicular, n2, z);
+      add(Kind::offset, n1, none);
+      add(Kind::offset, n2, none);
+      return;
+    case JointType::universal:
+      add(Kind::point, none, none);
+      add(Kind::perpendicular, z, j.axis2.normalized());
+      return;
+    case JointType::spherical: add(Kind::point, none, none); return;
+    default:
+      throw std::invalid_argument("reference: joint '" + j.name + "' is " + std::string(to_string(j.type)) +
+                                  ", not revolute, prismatic, cylindrical, universal or spherical");
   }
+}
+
+void AbsoluteCoordinates::add_spring(const Mechanism& m, const ForceSpec& f) {
+  Spring s;
+  if (const auto* e = std::get_if<JointSpringDamperSpec>(&f.element)) {
+    const auto j = std::find_if(m.joints.begin(), m.joints.end(), [&](const JointSpec& k) { return k.name == e->joint; });
+    if (j == m.joints.end()) throw std::invalid_argument("reference: no joint '" + e->joint + "'");
+    const Vector3d z = j->axis.normalized(), n1 = z.unitOrthogonal();
+    if (j->type == JointType::revolute) {
+      s.coordinate = Coordinate::angle;
+      s.row = row(Kind::perpendicular, *j, z, n1);
+      s.n1_a = j->parent_frame.R * n1;
+      s.q0 = j->q.empty() ? 0.0 : j->q[0];
+    } else if (j->type == JointType::prismatic) {
+      s.coordinate = Coordinate::offset;
+      s.row = row(Kind::offset, *j, z, Vector3d::Zero());
+    } else {
+      throw std::invalid_argument("reference: joint spring on '" + j->name + "', neither revolute nor prismatic");
+    }
+    s.stiffness = e->stiffness, s.damping = e->damping, s.rest = e->rest;
+  } else if (const auto* p = std::get_if<PointSpringDamperSpec>(&f.element)) {
+    s.coordinate = Coordinate::distance;
+    s.row.kind = Kind::point;
+    s.row.a = p->body1 == ground_name ? -1 : body(p->body1);
+    s.row.b = p->body2 == ground_name ? -1 : body(p->body2);
+    s.row.rho_a = p->point1 - (s.row.a < 0 ? Vector3d::Zero() : com_[s.row.a]);
+    s.row.rho_b = p->point2 - (s.row.b < 0 ? Vector3d::Zero() : com_[s.row.b]);
+    s.stiffness = p->stiffness, s.damping = p->damping, s.rest = p->rest_length;
+  } else {
+    throw std::invalid_argument("reference: only joint and point spring-dampers are supported");
+  }
+  springs_.push_back(s);
 }
 
 int AbsoluteCoordinates::body(const std::string& name) const {
@@ -91,86 +210,126 @@ Vector3d AbsoluteCoordinates::point(const std::vector<BodyState>& s, int b, cons
   return s[b].r + s[b].p.toRotationMatrix() * (in_body - com_[b]);
 }
 
-// Φ (5 per pin) and J (5 per pin x 6 per body: [v, ω]).
-void AbsoluteCoordinates::position_rows(const std::vector<BodyState>& s, VectorXd& phi, MatrixXd& J) const {
-  const int m = 5 * static_cast<int>(pins_.size()), n = 6 * static_cast<int>(s.size());
+int AbsoluteCoordinates::rows_count() const {
+  int m = 0;
+  for (const Row& r : rows_) m += r.kind == Kind::point ? 3 : 1;
+  return m;
+}
+
+// Φ, J (rows x 6 per body: [v, ω]) and, when asked, γ = −J̇ẋ (absolute_coordinates.hpp).
+void AbsoluteCoordinates::rows(const std::vector<BodyState>& s, VectorXd& phi, MatrixXd& J, VectorXd* gamma) const {
+  const int m = rows_count();
   phi.setZero(m);
-  J.setZero(m, n);
-  for (std::size_t k = 0; k < pins_.size(); ++k) {
-    const Pin& pin = pins_[k];
-    const int row = 5 * static_cast<int>(k);
-    auto rot = [&](int b) { return b < 0 ? Eigen::Matrix3d::Identity() : s[b].p.toRotationMatrix(); };
-    auto pos = [&](int b) { return b < 0 ? Vector3d::Zero() : s[b].r; };
-    const Vector3d ra = rot(pin.a) * pin.rho_a, rb = rot(pin.b) * pin.rho_b;
-    phi.segment<3>(row) = pos(pin.a) + ra - pos(pin.b) - rb;
-    const Vector3d B = rot(pin.b) * pin.z_b;
-    const Vector3d A[2] = {rot(pin.a) * pin.n1_a, rot(pin.a) * pin.n2_a};
-    if (pin.a >= 0) {
-      J.block<3, 3>(row, 6 * pin.a).setIdentity();
-      J.block<3, 3>(row, 6 * pin.a + 3) = -skew(ra);
-    }
-    if (pin.b >= 0) {
-      J.block<3, 3>(row, 6 * pin.b) = -Eigen::Matrix3d::Identity();
-      J.block<3, 3>(row, 6 * pin.b + 3) = skew(rb);
-    }
-    for (int r = 0; r < 2; ++r) {
-      phi(row + 3 + r) = A[r].dot(B);
-      if (pin.a >= 0) J.block<1, 3>(row + 3 + r, 6 * pin.a + 3) = A[r].cross(B).transpose();
-      if (pin.b >= 0) J.block<1, 3>(row + 3 + r, 6 * pin.b + 3) = B.cross(A[r]).transpose();
+  J.setZero(m, 6 * static_cast<int>(s.size()));
+  if (gamma) gamma->setZero(m);
+  int k = 0;
+  for (const Row& r : rows_) {
+    const End a = end_of(s, r.a, r.rho_a), b = end_of(s, r.b, r.rho_b);
+    switch (r.kind) {
+      case Kind::point:
+        phi.segment<3>(k) = a.point - b.point;
+        for (int i = 0; i < 3; ++i) {
+          add_point(J.row(k + i), a, Vector3d::Unit(i));
+          add_point(J.row(k + i), b, -Vector3d::Unit(i));
+        }
+        if (gamma) gamma->segment<3>(k) = -a.w.cross(a.w.cross(a.lever)) + b.w.cross(b.w.cross(b.lever));
+        k += 3;
+        break;
+      case Kind::perpendicular: {
+        const Vector3d A = a.R * r.u_a, B = b.R * r.w_b, Ad = a.w.cross(A), Bd = b.w.cross(B);
+        phi(k) = A.dot(B);
+        add_turn(J.row(k), a, A.cross(B));
+        add_turn(J.row(k), b, B.cross(A));
+        if (gamma) (*gamma)(k) = -(a.w.dot(Ad.cross(B) + A.cross(Bd)) + b.w.dot(Bd.cross(A) + B.cross(Ad)));
+        ++k;
+        break;
+      }
+      case Kind::offset:
+        phi(k) = offset_row(a, b, r.u_a, J.row(k), gamma ? &(*gamma)(k) : nullptr);
+        ++k;
+        break;
     }
   }
 }
 
-void AbsoluteCoordinates::accelerations(const std::vector<BodyState>& s, VectorXd& xdd) const {
-  const int nb = static_cast<int>(s.size()), n = 6 * nb;
-  VectorXd phi;
-  MatrixXd J;
-  position_rows(s, phi, J);
-  // γ = −(J̇ ẋ) per row (absolute_coordinates.hpp).
-  VectorXd gamma(J.rows());
-  for (std::size_t k = 0; k < pins_.size(); ++k) {
-    const Pin& pin = pins_[k];
-    const int row = 5 * static_cast<int>(k);
-    auto rot = [&](int b) { return b < 0 ? Eigen::Matrix3d::Identity() : s[b].p.toRotationMatrix(); };
-    auto omega = [&](int b) { return b < 0 ? Vector3d::Zero() : s[b].w; };
-    const Vector3d wa = omega(pin.a), wb = omega(pin.b);
-    const Vector3d ra = rot(pin.a) * pin.rho_a, rb = rot(pin.b) * pin.rho_b;
-    gamma.segment<3>(row) = -wa.cross(wa.cross(ra)) + wb.cross(wb.cross(rb));
-    const Vector3d B = rot(pin.b) * pin.z_b, Bd = wb.cross(B);
-    for (int r = 0; r < 2; ++r) {
-      const Vector3d A = rot(pin.a) * (r == 0 ? pin.n1_a : pin.n2_a), Ad = wa.cross(A);
-      gamma(row + 3 + r) = -(wa.dot(Ad.cross(B) + A.cross(Bd)) + wb.dot(Bd.cross(A) + B.cross(Ad)));
+void AbsoluteCoordinates::spring_coordinates(const std::vector<BodyState>& s, const std::vector<double>& angles,
+                                             VectorXd& q, MatrixXd& S) const {
+  q.setZero(static_cast<Eigen::Index>(springs_.size()));
+  S.setZero(q.size(), 6 * static_cast<Eigen::Index>(s.size()));
+  for (std::size_t k = 0; k < springs_.size(); ++k) {
+    const Spring& sp = springs_[k];
+    const End a = end_of(s, sp.row.a, sp.row.rho_a), b = end_of(s, sp.row.b, sp.row.rho_b);
+    switch (sp.coordinate) {
+      case Coordinate::angle: {
+        // The turn from n1_a to n1_b about z, within ±π of the last known angle.
+        const Vector3d z = a.R * sp.row.u_a, na = a.R * sp.n1_a, nb = b.R * sp.row.w_b;
+        const double turn = std::atan2(na.cross(nb).dot(z), na.dot(nb));
+        q(k) = angles[k] + std::remainder(turn - angles[k], 2.0 * std::numbers::pi);
+        add_turn(S.row(k), a, -z);
+        add_turn(S.row(k), b, z);
+        break;
+      }
+      case Coordinate::offset: q(k) = offset_row(a, b, sp.row.u_a, S.row(k), nullptr); break;
+      case Coordinate::distance: {
+        const Vector3d d = b.point - a.point;
+        q(k) = d.norm();
+        if (q(k) < 1e-12) break;  // no direction, no force (as loopdyn's point springs)
+        add_point(S.row(k), b, d / q(k));
+        add_point(S.row(k), a, -d / q(k));
+        break;
+      }
     }
   }
-  // M⁻¹ (block diagonal) and f.
-  MatrixXd Minv = MatrixXd::Zero(n, n);
-  VectorXd f(n);
+}
+
+MatrixXd AbsoluteCoordinates::inverse_mass(const std::vector<BodyState>& s) const {
+  const int nb = static_cast<int>(s.size());
+  MatrixXd Minv = MatrixXd::Zero(6 * nb, 6 * nb);
   for (int i = 0; i < nb; ++i) {
-    const Eigen::Matrix3d R = s[i].p.toRotationMatrix();
-    const Eigen::Matrix3d Jw = R * inertia_[i] * R.transpose();
-    Minv.block<3, 3>(6 * i, 6 * i) = Eigen::Matrix3d::Identity() / mass_[i];
-    Minv.block<3, 3>(6 * i + 3, 6 * i + 3) = Jw.inverse();
+    const Matrix3d R = s[i].p.toRotationMatrix();
+    Minv.block<3, 3>(6 * i, 6 * i) = Matrix3d::Identity() / mass_[i];
+    Minv.block<3, 3>(6 * i + 3, 6 * i + 3) = (R * inertia_[i] * R.transpose()).inverse();
+  }
+  return Minv;
+}
+
+double AbsoluteCoordinates::accelerations(const std::vector<BodyState>& s, const std::vector<double>& angles,
+                                          VectorXd& xdd) const {
+  const int nb = static_cast<int>(s.size());
+  VectorXd phi, gamma, q;
+  MatrixXd J, S;
+  rows(s, phi, J, &gamma);
+  const MatrixXd Minv = inverse_mass(s);
+  VectorXd f(6 * nb);
+  for (int i = 0; i < nb; ++i) {
+    const Matrix3d R = s[i].p.toRotationMatrix();
     f.segment<3>(6 * i) = mass_[i] * gravity_;
-    f.segment<3>(6 * i + 3) = -s[i].w.cross(Jw * s[i].w);
+    f.segment<3>(6 * i + 3) = -s[i].w.cross(R * inertia_[i] * R.transpose() * s[i].w);
+  }
+  // Spring-dampers: τ = k (rest − q) − c q̇ along each coordinate, Sᵀτ on the bodies.
+  spring_coordinates(s, angles, q, S);
+  const VectorXd qd = S * speeds(s);
+  double power = 0.0;
+  for (std::size_t k = 0; k < springs_.size(); ++k) {
+    const Spring& sp = springs_[k];
+    f += S.row(k).transpose() * (sp.stiffness * (sp.rest - q(k)) - sp.damping * qd(k));
+    power -= sp.damping * qd(k) * qd(k);
   }
   const MatrixXd MJt = Minv * J.transpose();
   const VectorXd lambda = psd_solve(J * MJt, J * (Minv * f) - gamma);
   xdd = Minv * f - MJt * lambda;
+  return power;
 }
 
 void AbsoluteCoordinates::project(std::vector<BodyState>& s) const {
-  const int nb = static_cast<int>(s.size()), n = 6 * nb;
+  const int nb = static_cast<int>(s.size());
   VectorXd phi;
-  MatrixXd J, Minv = MatrixXd::Zero(n, n);
-  for (int i = 0; i < nb; ++i) {
-    const Eigen::Matrix3d R = s[i].p.toRotationMatrix();
-    Minv.block<3, 3>(6 * i, 6 * i) = Eigen::Matrix3d::Identity() / mass_[i];
-    Minv.block<3, 3>(6 * i + 3, 6 * i + 3) = (R * inertia_[i] * R.transpose()).inverse();
-  }
+  MatrixXd J;
+  const MatrixXd Minv = inverse_mass(s);
   // Positions: Newton steps of least kinetic-energy norm onto Φ = 0.
   for (int it = 0; it < 20; ++it) {
-    position_rows(s, phi, J);
-    if (phi.cwiseAbs().maxCoeff() < 1e-14) break;
+    rows(s, phi, J, nullptr);
+    if (phi.size() == 0 || phi.cwiseAbs().maxCoeff() < 1e-14) break;
     const MatrixXd MJt = Minv * J.transpose();
     const VectorXd dx = -MJt * psd_solve(J * MJt, phi);
     for (int i = 0; i < nb; ++i) {
@@ -181,9 +340,8 @@ void AbsoluteCoordinates::project(std::vector<BodyState>& s) const {
     }
   }
   // Velocities: M-orthogonal projection onto J ẋ = 0.
-  position_rows(s, phi, J);
-  VectorXd xd(n);
-  for (int i = 0; i < nb; ++i) xd.segment<6>(6 * i) << s[i].v, s[i].w;
+  rows(s, phi, J, nullptr);
+  VectorXd xd = speeds(s);
   const MatrixXd MJt = Minv * J.transpose();
   xd -= MJt * psd_solve(J * MJt, J * xd);
   for (int i = 0; i < nb; ++i) {
@@ -192,11 +350,23 @@ void AbsoluteCoordinates::project(std::vector<BodyState>& s) const {
   }
 }
 
-void AbsoluteCoordinates::advance(std::vector<BodyState>& s, double t0, double t, double h) const {
+State AbsoluteCoordinates::start(std::vector<BodyState> bodies) const {
+  std::vector<double> q0;
+  for (const Spring& sp : springs_) q0.push_back(sp.q0);
+  VectorXd q;
+  MatrixXd S;
+  spring_coordinates(bodies, q0, q, S);
+  State s{std::move(bodies), 0.0, q0};
+  for (std::size_t k = 0; k < springs_.size(); ++k)
+    if (springs_[k].coordinate == Coordinate::angle) s.angles[k] = q(k);
+  return s;
+}
+
+void AbsoluteCoordinates::advance(State& s, double t0, double t, double h) const {
   auto rhs = [&](const VectorXd& x) {
     const std::vector<BodyState> b = unflatten(x);
     VectorXd xdd, dx(x.size());
-    accelerations(b, xdd);
+    dx(x.size() - 1) = accelerations(b, s.angles, xdd);
     for (std::size_t i = 0; i < b.size(); ++i) {
       const Eigen::Quaterniond w(0.0, b[i].w.x(), b[i].w.y(), b[i].w.z());
       const Eigen::Quaterniond pd = w * b[i].p;  // ṗ = ½ (0, ω) ⊗ p
@@ -206,32 +376,55 @@ void AbsoluteCoordinates::advance(std::vector<BodyState>& s, double t0, double t
     }
     return dx;
   };
+  VectorXd q;
+  MatrixXd S;
   while (t0 < t) {
     const double dt = std::min(h, t - t0);
     const VectorXd x = flatten(s);
     const VectorXd k1 = rhs(x), k2 = rhs(x + 0.5 * dt * k1), k3 = rhs(x + 0.5 * dt * k2), k4 = rhs(x + dt * k3);
-    s = unflatten(x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4));
-    project(s);
+    const VectorXd next = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
+    s.bodies = unflatten(next);
+    s.work = next(next.size() - 1);
+    project(s.bodies);
+    // A step turns a joint by far less than π: the angles unwrap from the step before.
+    spring_coordinates(s.bodies, s.angles, q, S);
+    for (std::size_t k = 0; k < springs_.size(); ++k)
+      if (springs_[k].coordinate == Coordinate::angle) s.angles[k] = q(k);
     t0 = (t - t0 <= h) ? t : t0 + dt;
   }
 }
 
-double AbsoluteCoordinates::energy(const std::vector<BodyState>& s) const {
+void AbsoluteCoordinates::advance(std::vector<BodyState>& s, double t0, double t, double h) const {
+  if (!springs_.empty()) throw std::invalid_argument("reference: a mechanism with spring-dampers advances a State");
+  State state = start(std::move(s));
+  advance(state, t0, t, h);
+  s = std::move(state.bodies);
+}
+
+double AbsoluteCoordinates::energy(const State& s) const {
   double e = 0.0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const Eigen::Matrix3d R = s[i].p.toRotationMatrix();
-    e += 0.5 * mass_[i] * s[i].v.squaredNorm() + 0.5 * s[i].w.dot(R * inertia_[i] * R.transpose() * s[i].w) -
-         mass_[i] * gravity_.dot(s[i].r);
+  for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+    const BodyState& b = s.bodies[i];
+    const Matrix3d R = b.p.toRotationMatrix();
+    e += 0.5 * mass_[i] * b.v.squaredNorm() + 0.5 * b.w.dot(R * inertia_[i] * R.transpose() * b.w) -
+         mass_[i] * gravity_.dot(b.r);
   }
+  VectorXd q;
+  MatrixXd S;
+  spring_coordinates(s.bodies, s.angles, q, S);
+  for (std::size_t k = 0; k < springs_.size(); ++k)
+    e += 0.5 * springs_[k].stiffness * (q(k) - springs_[k].rest) * (q(k) - springs_[k].rest);
   return e;
 }
 
+double AbsoluteCoordinates::energy(const std::vector<BodyState>& s) const { return energy(start(s)); }
+
 std::pair<double, double> AbsoluteCoordinates::residuals(const std::vector<BodyState>& s) const {
-  VectorXd phi, xd(6 * s.size());
+  VectorXd phi;
   MatrixXd J;
-  position_rows(s, phi, J);
-  for (std::size_t i = 0; i < s.size(); ++i) xd.segment<6>(6 * i) << s[i].v, s[i].w;
-  return {phi.cwiseAbs().maxCoeff(), (J * xd).cwiseAbs().maxCoeff()};
+  rows(s, phi, J, nullptr);
+  if (phi.size() == 0) return {0.0, 0.0};
+  return {phi.cwiseAbs().maxCoeff(), (J * speeds(s)).cwiseAbs().maxCoeff()};
 }
 
 }  // namespace loopdyn::reference

@@ -25,10 +25,15 @@ double marker_error(const Mechanism& m, const Trajectory& traj, const ZooTruth& 
   return worst;
 }
 
+// The balance E − W of the run against the reference's E(0): the energy column holds the springs'
+// potential (forces.hpp) and the work column, present when the model has force elements, the
+// work of the others (the dampers'), as the reference's energy() and State::work.
 double energy_error(const Mechanism& m, const Trajectory& traj, const ZooTruth& truth) {
   const int e = traj.column("energy");
+  const bool forces = std::find(traj.columns.begin(), traj.columns.end(), "work") != traj.columns.end();
+  const int w = forces ? traj.column("work") : -1;
   double worst = 0.0;
-  for (const VecX& row : traj.rows) worst = std::max(worst, std::abs(row(e) - truth.energy));
+  for (const VecX& row : traj.rows) worst = std::max(worst, std::abs(row(e) - (forces ? row(w) : 0.0) - truth.energy));
   return worst / weight(m);  // per total weight × 1 m
 }
 
@@ -59,7 +64,7 @@ ZooRun outcome(ZooOutcome kind, std::string message) {
 
 ZooTruth zoo_truth(const Mechanism& m, double t_end, double output_dt, double h) {
   const AbsoluteCoordinates ref(m);
-  std::vector<BodyState> s = initial_bodies(m);
+  State s = ref.start(initial_bodies(m));
   ZooTruth truth;
   truth.t = output_times(t_end, output_dt);
   truth.energy = ref.energy(s);
@@ -69,7 +74,8 @@ ZooTruth zoo_truth(const Mechanism& m, double t_end, double output_dt, double h)
     ref.advance(s, now, target, h);
     now = target;
     std::vector<Vec3>& row = truth.markers.emplace_back();
-    for (const MarkerSpec& p : m.markers) row.push_back(ref.point(s, ref.body(p.body), p.point));
+    for (const MarkerSpec& p : m.markers) row.push_back(ref.point(s.bodies, ref.body(p.body), p.point));
+    truth.balance = std::max(truth.balance, std::abs(ref.energy(s) - s.work - truth.energy) / weight(m));
   }
   return truth;
 }

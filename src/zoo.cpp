@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <numbers>
 #include <optional>
 #include <sstream>
@@ -262,11 +263,287 @@ ZooCase bennett(SplitMix64& rng) {
   return z;
 }
 
+// The spatial classes and the slider-cranks are laid out in their initial configuration: every
+// body's frame and every joint's frame is placed in the world with the joints at their neutral q
+// (zero; the spherical's identity quaternion), so the loops close by construction and the link
+// lengths follow from the drawn pose.
+class Layout {
+ public:
+  explicit Layout(Mechanism& m) : m_(m) { pose_[std::string(ground_name)] = Transform{}; }
+
+  // A link (add_link) from world point p to e: its frame at p, x along e − p, turned about x at random.
+  void link(SplitMix64& rng, const std::string& name, const Vec3& p, const Vec3& e) {
+    const Vec3 x = (e - p).normalized(), y0 = x.unitOrthogonal(), y = Eigen::AngleAxisd(rng.uniform(-kPi, kPi), x) * y0;
+    Mat3 R;
+    R << x, y, x.cross(y);
+    pose_[name] = {R, p};
+    add_link(m_, rng, name, (e - p).norm());
+  }
+
+  // A joint at world point x, its frame's z along the world direction `axis` (a universal's first
+  // axis; its second is the frame's y).
+  JointSpec& joint(const std::string& name, JointType type, const std::string& parent, const std::string& child,
+                   const Vec3& x, const Vec3& axis) {
+    const Transform frame{Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), axis).toRotationMatrix(), x};
+    return m_.add_joint(name, type, parent, child, pose_.at(parent).inverse() * frame,
+                        pose_.at(child).inverse() * frame);
+  }
+
+  // A marker at world point x on body `body`.
+  void marker(const std::string& name, const std::string& body, const Vec3& x) {
+    m_.markers.push_back({name, body, pose_.at(body).inverse().apply(x), ""});
+  }
+
+  // On half the cases (drawn): a spring-damper on the tree revolute `joint` (at q = 0 now) with its
+  // rest angle within 1 rad, k = W L (0.2..2) N m/rad, and one between a ground point and world
+  // point x of `body`, its rest length 0.6..1.4 times the drawn one, k = W / L (1..10) N/m; W the
+  // total weight, L the mechanism's length scale, and dampers c = k (0.01..0.1 s): the springs move
+  // the motion as much as gravity does and the dampers take a part of its energy.
+  void maybe_springs(SplitMix64& rng, const std::string& joint, const std::string& body, const Vec3& x, double L,
+                     std::string& description) {
+    if (rng.uniform(0.0, 1.0) < 0.5) return;
+    double W = 0.0;
+    for (const BodySpec& b : m_.bodies) W += b.mass * m_.gravity.norm();
+    const double k_joint = W * L * rng.uniform(0.2, 2.0), rest = rng.uniform(-1.0, 1.0);
+    m_.forces.push_back({JointSpringDamperSpec{joint, k_joint, k_joint * rng.uniform(0.01, 0.1), rest}, ""});
+    const Vec3 anchor = x + L * rng.uniform(0.5, 1.0) * random_rotation(rng).col(0);
+    const double k_point = W / L * rng.uniform(1.0, 10.0), length = (x - anchor).norm() * rng.uniform(0.6, 1.4);
+    m_.forces.push_back({PointSpringDamperSpec{std::string(ground_name), body, anchor,
+                                               pose_.at(body).inverse().apply(x), k_point,
+                                               k_point * rng.uniform(0.01, 0.1), length},
+                         ""});
+    description += "; springs on " + joint + " (" + fixed(k_joint) + " N m/rad) and " + body + " (" + fixed(k_point) +
+                   " N/m)";
+  }
+
+ private:
+  Mechanism& m_;
+  std::map<std::string, Transform> pose_;
+};
+
+// One joint of a single-loop layout: name, type, world point and axis.
+struct Pivot {
+  std::string name;
+  JointType type;
+  Vec3 x, axis;
+};
+
+// The loop ground → crank → coupler → output → ground of the slider-cranks and the spatial
+// four-bars: the crank's ground pivot turns at `speed`; serial (drawn): the tree runs through the
+// coupler to the output and the output's ground joint is cut; two-branch: the output hangs from
+// the ground and the coupler-output joint is cut. Returns whether the tree is serial.
+bool crank_loop(SplitMix64& rng, Layout& l, const std::array<std::string, 3>& bodies, const std::array<Pivot, 4>& joints,
+                double speed) {
+  const std::string ground(ground_name);
+  const bool serial = rng.uniform(0.0, 1.0) < 0.5;
+  const auto& [pivot, at_a, at_b, output] = joints;
+  l.joint(pivot.name, pivot.type, ground, bodies[0], pivot.x, pivot.axis).u = {speed};
+  l.joint(at_a.name, at_a.type, bodies[0], bodies[1], at_a.x, at_a.axis);
+  l.joint(at_b.name, at_b.type, bodies[1], bodies[2], at_b.x, at_b.axis).cut = !serial;
+  l.joint(output.name, output.type, ground, bodies[2], output.x, output.axis).cut = serial;
+  return serial;
+}
+
+// Slider-crank in the x-y plane: crank O→A (pivot O at the origin), rod A→B, slider at B on a
+// line at offset e from O along the drawn direction d. Offset: b >= a + |e| + 0.1 m, so the crank
+// turns fully; isosceles: e = 0, b = a, B = 2a cos θ along d, through the singular point B = O
+// (crank and rod folded, θ = ±π/2) that the zoo does not avoid, as users do not. Trees
+// (crank_loop): serial (the prismatic joint cut) or two-branch (the rod-slider pin cut).
+ZooCase slider_crank(SplitMix64& rng, bool isosceles) {
+  const double a = rng.uniform(0.2, 0.6), e = isosceles ? 0.0 : sign(rng) * rng.uniform(0.05, 0.4);
+  const double b = isosceles ? a : a + std::abs(e) + rng.uniform(0.1, 1.0);
+  const double tilt = rng.uniform(-kPi, kPi);
+  // θ stays 0.3 rad from the isosceles' singular points at the start.
+  double theta = rng.uniform(-kPi, kPi);
+  while (isosceles && std::abs(std::cos(theta)) < std::sin(0.3)) theta = rng.uniform(-kPi, kPi);
+  const Vec3 d = planar(tilt), n = planar(tilt + kPi / 2), O = Vec3::Zero();
+  const Vec3 A = a * (std::cos(theta) * d + std::sin(theta) * n);
+  const double side = isosceles ? (std::cos(theta) > 0 ? 1.0 : -1.0) : sign(rng);
+  const double along = A.dot(d) + side * std::sqrt(b * b - (e - A.dot(n)) * (e - A.dot(n)));
+  const Vec3 B = along * d + e * n;
+  const double speed = sign(rng) * rng.uniform(0.5, 3.0);
+
+  const std::string kind = isosceles ? "slider-crank-isosceles" : "slider-crank-offset";
+  ZooCase z{kind, "", {a, b, e}, {}};
+  Mechanism& m = z.mechanism;
+  m.gravity = Vec3(0.0, -9.81, 0.0);
+  Layout l(m);
+  l.link(rng, "crank", O, A);
+  l.link(rng, "rod", A, B);
+  l.link(rng, "slider", B, B + 0.2 * d);
+  const Vec3 z_axis = Vec3::UnitZ();
+  const bool serial = crank_loop(rng, l, {"crank", "rod", "slider"},
+                                 {Pivot{"crank_pivot", JointType::revolute, O, z_axis},
+                                  {"crank_pin", JointType::revolute, A, z_axis},
+                                  {"rod_pin", JointType::revolute, B, z_axis},
+                                  {"slide", JointType::prismatic, B, d}},
+                                 speed);
+  l.marker("A", "crank", A);
+  l.marker("B", "slider", B);
+  l.marker("P", "rod", A + (B - A) * rng.uniform(0.2, 0.8) + n * b * rng.uniform(-0.3, 0.3));
+  z.description = kind + ": crank " + fixed(a) + ", rod " + fixed(b) + ", offset " + fixed(e) + " m; crank at " +
+                  fixed(theta) + " rad, " + fixed(speed) + " rad/s; " + (serial ? "serial" : "two-branch") + " tree";
+  l.maybe_springs(rng, "crank_pivot", "slider", B + 0.1 * d, a + b, z.description);
+  close_speeds(m, {"crank_pivot"});
+  return z;
+}
+
+// A unit vector at least `margin` rad from ±u.
+Vec3 away_from(SplitMix64& rng, const Vec3& u, double margin) {
+  for (;;) {
+    const Vec3 v = random_rotation(rng).col(0);
+    if (std::abs(v.dot(u)) < std::cos(margin)) return v;
+  }
+}
+
+// A point at distance r from O, perpendicular to `axis`, at a random angle about it.
+Vec3 on_circle(SplitMix64& rng, const Vec3& O, const Vec3& axis, double r) {
+  return O + r * (Eigen::AngleAxisd(rng.uniform(-kPi, kPi), axis) * axis.unitOrthogonal());
+}
+
+// Spatial four-bar: crank about axis1 through O1 (the origin), rocker about axis2 through O2, the
+// axes 0.3 rad or more from parallel; coupler A→B. rssr: spherical joints at A and B, so the
+// coupler spins freely about AB: users build it so (a rod between two ball joints), and its spin
+// is a second degree of freedom kept regular by its inertia about AB (add_link's, turned at
+// random, never zero). rscr: spherical at A, cylindrical at B along a direction w on the rocker
+// 0.3 rad or more from AB (1 degree of freedom). Trees (crank_loop): serial (the rocker pivot cut)
+// or two-branch (the joint at B cut).
+ZooCase spatial_four_bar(SplitMix64& rng, bool cylindrical) {
+  const Vec3 axis1 = random_rotation(rng).col(0), axis2 = away_from(rng, axis1, 0.3);
+  const Vec3 O1 = Vec3::Zero(), O2 = rng.uniform(0.5, 1.2) * random_rotation(rng).col(0);
+  const double a = rng.uniform(0.2, 0.5), c = rng.uniform(0.4, 1.0);
+  Vec3 A, B;
+  do {
+    A = on_circle(rng, O1, axis1, a);
+    B = on_circle(rng, O2, axis2, c);
+  } while ((B - A).norm() < 0.3);
+  const Vec3 w = away_from(rng, (B - A).normalized(), 0.3);
+  const double speed = sign(rng) * rng.uniform(0.5, 3.0);
+
+  const std::string kind = cylindrical ? "rscr" : "rssr";
+  ZooCase z{kind, "", {O2.norm(), a, (B - A).norm(), c}, {}};
+  Mechanism& m = z.mechanism;
+  m.gravity = Vec3(0.0, -9.81, 0.0);
+  Layout l(m);
+  l.link(rng, "crank", O1, A);
+  l.link(rng, "coupler", A, B);
+  l.link(rng, "rocker", O2, B);
+  const bool serial = crank_loop(rng, l, {"crank", "coupler", "rocker"},
+                                 {Pivot{"crank_pivot", JointType::revolute, O1, axis1},
+                                  {"crank_ball", JointType::spherical, A, axis1},
+                                  {"rocker_joint", cylindrical ? JointType::cylindrical : JointType::spherical, B, w},
+                                  {"rocker_pivot", JointType::revolute, O2, axis2}},
+                                 speed);
+  l.marker("A", "crank", A);
+  l.marker("B", "rocker", B);
+  l.marker("P", "coupler", A + (B - A) * rng.uniform(0.2, 0.8) + 0.2 * (B - A).norm() * axis1.cross(B - A).normalized());
+  z.description = kind + ": pivots " + fixed(O2.norm()) + " m apart, axes " +
+                  fixed(std::acos(std::abs(axis1.dot(axis2)))) + " rad from parallel, crank " + fixed(a) + ", coupler " +
+                  fixed((B - A).norm()) + ", rocker " + fixed(c) + " m; " + fixed(speed) + " rad/s; " +
+                  (serial ? "serial" : "two-branch") + " tree";
+  l.maybe_springs(rng, "crank_pivot", "coupler", 0.5 * (A + B), (B - A).norm(), z.description);
+  close_speeds(m, {"crank_pivot"});
+  return z;
+}
+
+// Bricard 6R on the geometry of IFToMM A04 (models/iftomm_a04_bricard.yaml): pivots on six
+// corners of a cube of edge L, axes along its edges, a loop of six revolutes with one degree of
+// freedom where a generic 6R loop has none (its 30 rows have rank 29 along the motion), scaled
+// and turned at random, the cut at a joint drawn among the six (the joints on either side
+// declared away from the ground).
+ZooCase bricard(SplitMix64& rng) {
+  const double L = rng.uniform(0.5, 1.2);
+  const Mat3 R = random_rotation(rng);
+  const std::array<Vec3, 7> corner{Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(1, -1, 0), Vec3(1, -1, 1),
+                                   Vec3(0, -1, 1), Vec3(0, 0, 1), Vec3(0, 0, 0)};
+  const std::array<Vec3, 6> axis{Vec3::UnitY(), Vec3::UnitZ(), Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ(),
+                                 Vec3::UnitX()};
+  const int cut = pick(rng, 6);  // joint k + 1 joins rod k and rod k + 1 (rods 0 and 6: the ground)
+  const double speed = sign(rng) * rng.uniform(0.5, 3.0);
+
+  ZooCase z{"bricard", "", {L}, {}};
+  Mechanism& m = z.mechanism;
+  m.gravity = Vec3(0.0, -9.81, 0.0);
+  Layout l(m);
+  auto rod = [](int k) { return k == 0 || k == 6 ? std::string(ground_name) : detail::indexed("rod", k); };
+  for (int k = 1; k <= 5; ++k) l.link(rng, rod(k), L * R * corner[k - 1], L * R * corner[k]);
+  for (int k = 0; k < 6; ++k) {
+    const bool forward = k <= cut;  // joints before the cut from rod k to k + 1, after it back
+    JointSpec& j = l.joint(detail::indexed("J", k + 1), JointType::revolute, rod(forward ? k : k + 1),
+                           rod(forward ? k + 1 : k), L * R * corner[k], R * axis[k]);
+    j.cut = k == cut;
+  }
+  const std::string input = cut == 0 ? "J6" : "J1";
+  for (JointSpec& j : m.joints)
+    if (j.name == input) j.u = {speed};
+  l.marker("A", "rod1", L * R * corner[1]);
+  l.marker("B", "rod3", L * R * corner[3]);
+  l.marker("P", "rod2", L * R * corner[2]);
+  z.description = "bricard (A04 geometry): edge " + fixed(L) + " m, cut at J" + std::to_string(cut + 1) + "; " +
+                  input + " at " + fixed(speed) + " rad/s";
+  close_speeds(m, {input});
+  return z;
+}
+
+// 3-RPS platform (a Stewart–Gough-type parallel platform with three legs; six UPS legs make 13
+// bodies, too slow for the reference in the tests): base pivots b_i on a circle of radius rb, their
+// revolute axes tangent to it, platform pivots p_i on a circle of radius rp at height h above the
+// same angles φ_i (so each leg stays perpendicular to its pivot's axis), each leg a lower and an
+// upper tube on a prismatic joint with a spring-damper (k = W / h (5..20) N/m, rest within 5 cm of
+// the drawn length: a passive platform settles on its legs), a spherical joint at the platform:
+// 3 degrees of freedom, the leg speeds drawn. Tree: ground → leg 0 → platform, the other two
+// spherical joints cut. The base turned at random.
+ZooCase stewart(SplitMix64& rng) {
+  const double rb = rng.uniform(0.4, 0.8), rp = rng.uniform(0.2, 0.6), h = rng.uniform(0.4, 1.0);
+  const Mat3 R = random_rotation(rng);
+  ZooCase z{"stewart", "", {rb, rp, h}, {}};
+  Mechanism& m = z.mechanism;
+  m.gravity = Vec3(0.0, -9.81, 0.0);
+  Layout l(m);
+  std::array<Vec3, 3> b, p, t;
+  for (int i = 0; i < 3; ++i) {
+    const double phi = 2.0 * kPi * i / 3.0 + rng.uniform(-0.2, 0.2);
+    b[i] = R * Vec3(rb * std::cos(phi), rb * std::sin(phi), 0.0);
+    p[i] = R * Vec3(rp * std::cos(phi), rp * std::sin(phi), h);
+    t[i] = R * Vec3(-std::sin(phi), std::cos(phi), 0.0);
+  }
+  const Vec3 centre = (p[0] + p[1] + p[2]) / 3.0;
+  for (int i = 0; i < 3; ++i) {
+    const Vec3 mid = 0.5 * (b[i] + p[i]);
+    l.link(rng, detail::indexed("lower", i), b[i], mid);
+    l.link(rng, detail::indexed("upper", i), mid, p[i]);
+  }
+  l.link(rng, "platform", centre, p[0]);
+  const std::string ground(ground_name);
+  double W = 0.0;
+  for (const BodySpec& body : m.bodies) W += body.mass * m.gravity.norm();
+  std::vector<std::string> legs;
+  std::string speeds;
+  for (int i = 0; i < 3; ++i) {
+    const std::string lower = detail::indexed("lower", i), upper = detail::indexed("upper", i);
+    l.joint(detail::indexed("base", i), JointType::revolute, ground, lower, b[i], t[i]);
+    const double speed = rng.uniform(-0.3, 0.3), k = W / h * rng.uniform(5.0, 20.0);
+    legs.push_back(detail::indexed("leg", i));
+    l.joint(legs.back(), JointType::prismatic, lower, upper, 0.5 * (b[i] + p[i]), p[i] - b[i]).u = {speed};
+    m.forces.push_back({JointSpringDamperSpec{legs.back(), k, k * rng.uniform(0.01, 0.1), rng.uniform(-0.05, 0.05)}, ""});
+    l.joint(detail::indexed("top", i), JointType::spherical, upper, "platform", p[i], t[i]).cut = i > 0;
+    speeds += (i ? ", " : "") + fixed(speed);
+  }
+  l.marker("A", "platform", p[0]);
+  l.marker("B", "platform", p[1]);
+  l.marker("P", "platform", centre);
+  z.description = "stewart 3-RPS: base " + fixed(rb) + ", platform " + fixed(rp) + ", height " + fixed(h) +
+                  " m; legs at " + speeds + " m/s";
+  close_speeds(m, legs);
+  return z;
+}
+
 }  // namespace
 
 const std::vector<std::string>& zoo_classes() {
-  static const std::vector<std::string> classes{"crank-rocker", "double-crank", "double-rocker",
-                                                "triple-rocker", "change-point", "five-bar", "bennett"};
+  static const std::vector<std::string> classes{
+      "crank-rocker",         "double-crank", "double-rocker", "triple-rocker", "change-point", "five-bar", "bennett",
+      "slider-crank-offset", "slider-crank-isosceles", "rssr", "rscr", "bricard", "stewart"};
   return classes;
 }
 
@@ -277,7 +554,15 @@ ZooCase zoo_case(std::uint64_t seed, int index) {
   for (int k = 0; k < index; ++k) seeds.next();
   SplitMix64 rng(seeds.next());
   const std::string& kind = zoo_classes()[index % zoo_classes().size()];
-  ZooCase z = kind == "five-bar" ? five_bar(rng) : kind == "bennett" ? bennett(rng) : four_bar(rng, kind);
+  ZooCase z = kind == "five-bar"                 ? five_bar(rng)
+              : kind == "bennett"                ? bennett(rng)
+              : kind == "slider-crank-offset"    ? slider_crank(rng, false)
+              : kind == "slider-crank-isosceles" ? slider_crank(rng, true)
+              : kind == "rssr"                   ? spatial_four_bar(rng, false)
+              : kind == "rscr"                   ? spatial_four_bar(rng, true)
+              : kind == "bricard"                ? bricard(rng)
+              : kind == "stewart"                ? stewart(rng)
+                                                 : four_bar(rng, kind);
   z.mechanism.name = "zoo-" + std::to_string(seed) + "-" + std::to_string(index) + "-" + kind;
   return z;
 }

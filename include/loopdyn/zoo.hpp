@@ -1,14 +1,18 @@
 // A randomized zoo of the closed-loop mechanisms users build (issue 36, "never silently wrong"):
-// planar four-bars of every Grashof class, planar five-bars and spatial Bennett linkages, with
-// random link lengths, masses, inertias, initial configurations and speeds, for differential tests
-// of the loop methods against an independent reference (tests/test_zoo.cpp, bench/zoo_results.cpp).
+// planar four-bars of every Grashof class, planar five-bars, spatial Bennett linkages, offset and
+// isosceles slider-cranks, spatial RSSR and RSCR four-bars, Bricard linkages and 3-RPS platforms,
+// with random link lengths, masses, inertias, initial configurations and speeds, and on some
+// cases springs and dampers, for differential tests of the loop methods against an independent
+// reference (tests/test_zoo.cpp, bench/zoo_results.cpp).
 //
 // Every case is drawn from its own SplitMix64 stream (generators.hpp: its output, unlike
 // std::uniform_real_distribution's, is the same on every platform), seeded from (seed, index), so
-// a case can be drawn again alone by its seed and index. All joints are revolute (the
-// absolute-coordinate reference takes only those), the planar ones about z with gravity
-// (0, −9.81, 0) in the plane of motion, and the initial state is closed: positions in closed form,
-// speeds by assemble() from the drawn input speeds (assembly.hpp).
+// a case can be drawn again alone by its seed and index. The joints are those the
+// absolute-coordinate reference takes (revolute, prismatic, cylindrical, spherical), gravity
+// (0, −9.81, 0), in the plane of motion for the planar classes, and the initial state is closed.
+//
+// The first seven classes are all revolute, without force elements, their positions in closed
+// form and their speeds by assemble() from the drawn input speeds (assembly.hpp):
 //
 // Four-bar (lengths ground g, crank a, coupler b, rocker c; s, l the shortest and longest, p, q
 // the others): pivots O (origin) and C, crank O→A, coupler A→B, rocker C→B. Classes by Grashof's
@@ -31,6 +35,25 @@
 // (a2, α2), a1 / sin α1 = a2 / sin α2, joints 1..4 in Denavit–Hartenberg order, the cut at joint
 // 4, joint 1's frame turned at random in the world (gravity (0, −9.81, 0) then has any direction
 // relative to the linkage).
+//
+// The six classes after them are laid out in their drawn initial configuration: every body and
+// joint frame placed in the world with the joints at their neutral q, so the loops close by
+// construction and the link lengths follow from the pose; speeds by assemble() from the inputs.
+// Half of the slider-cranks, RSSRs and RSCRs (drawn) carry a spring-damper on the crank pivot and
+// one from a ground point to the slider or coupler (src/zoo.cpp, Layout::maybe_springs, has the
+// ranges); the platforms have one on every leg.
+//   slider-crank-offset     crank O→A, rod A→B, slider on a prismatic joint along a line at offset
+//                           e from O; rod >= crank + |e| + 0.1 m, so the crank turns fully;
+//   slider-crank-isosceles  e = 0, rod = crank: passes the singular point B = O (crank and rod
+//                           folded), as users' do; trees serial (the prismatic joint cut) or
+//                           two-branch (the rod-slider pin cut);
+//   rssr                    spatial four-bar, ground axes 0.3 rad or more from parallel, spherical
+//                           joints at both ends of the coupler, whose spin about its axis is a
+//                           second degree of freedom, regular by the coupler's inertia;
+//   rscr                    the same with a cylindrical joint between coupler and rocker;
+//   bricard                 6R loop of IFToMM A04's geometry, scaled and turned at random, the cut
+//                           at any of its six joints;
+//   stewart                 3-RPS platform (three legs, prismatic with spring-dampers).
 #pragma once
 
 #include <cstdint>
@@ -46,16 +69,20 @@ struct ZooCase {
   std::string kind;         ///< one of zoo_classes()
   std::string description;  ///< one line: lengths, masses, initial angle and speed, tree
   /// Link lengths (m): four-bar (ground, crank, coupler, rocker); five-bar (ground, crank1,
-  /// coupler1, coupler2, crank2); Bennett (a1, a2, a1, a2).
+  /// coupler1, coupler2, crank2); Bennett (a1, a2, a1, a2); slider-crank (crank, rod, offset);
+  /// RSSR, RSCR (pivot distance, crank, coupler, rocker); Bricard (edge); 3-RPS (base radius,
+  /// platform radius, height).
   std::vector<double> lengths;
-  /// Markers "A" (crank tip; Bennett: joint 2), "B" (four-bar: the rocker's coupler pin; five-bar:
-  /// crank2's tip; Bennett: joint 3) and "P" (four-bar, Bennett: a point off link 2, the coupler;
-  /// five-bar: the apex), gravity only (conservative), the initial q and u closed.
+  /// Markers "A" (crank tip; Bennett: joint 2; Bricard: joint 2; platform: leg 0's top), "B"
+  /// (four-bar, RSSR, RSCR: the rocker's coupler joint; five-bar: crank2's tip; Bennett: joint 3;
+  /// slider-crank: the slider pin; Bricard: joint 4; platform: leg 1's top) and "P" (a point off
+  /// the coupler or link 2; five-bar: the apex; platform: its centre), the initial q and u closed.
   Mechanism mechanism;
 };
 
 /// The classes in the order zoo() cycles through them: the four-bar classes of the file comment
-/// (double-rocker included), then "five-bar" and "bennett".
+/// (double-rocker included), "five-bar", "bennett", then "slider-crank-offset",
+/// "slider-crank-isosceles", "rssr", "rscr", "bricard" and "stewart".
 const std::vector<std::string>& zoo_classes();
 
 /// Case `index` of the zoo of `seed`: class zoo_classes()[index mod their number], drawn from its
