@@ -92,8 +92,11 @@ TEST(ZooReference, ConvergesAtItsStep) {
 // value falls from 0.13 to below 4e-3 while all 5 rows keep rank 2 (σ₂ >= 1.2). lagrange-dense,
 // lagrange-on (2.3 m off from t = 0.3 s) and nullspace (1.1 m from t = 1.6 s) followed another
 // branch of the kept rows without a word before the run watch, which checks the dropped rows
-// too; they are now stopped (refused), as srm on case 0 (3.3e-2 m off at rk4, h = 1e-3).
-const std::vector<int> kCases{0, 1, 2, 3, 4, 5, 6, 13};
+// too; they are now stopped (refused), as srm on case 0 (3.3e-2 m off at rk4, h = 1e-3). Case
+// 258, another Bennett linkage, which dca followed 5e-3 m off at the default dopri5 without a word:
+// at a stage off the loop its redundant rows gain rank along the motion, and enforcing them there
+// steered the motion (dca.hpp, project_stages_).
+const std::vector<int> kCases{0, 1, 2, 3, 4, 5, 6, 13, 258};
 
 // Runs the zoo found wrong without refusing, whose fixes are outside the zoo's work (issue 36).
 // A listed run that passes or refuses again fails the test: drop it from the list.
@@ -136,6 +139,21 @@ TEST_P(Zoo, LoopMethodPassesOrRefuses) {
   EXPECT_EQ(known, nullptr) << "listed in kKnownWrong but now " << reference::to_string(r.outcome) << ": drop it";
   EXPECT_NE(r.outcome, reference::ZooOutcome::wrong)
       << r.message << ": marker error " << r.marker_error << " m, energy error " << r.energy_error;
+}
+
+// dca's default run on Bennett linkages at the accuracy of its tolerance, a hundred times inside
+// the zoo's bounds. Before stage projections (dca.hpp, project_stages_) case 258 ended 5.0e-3 m and
+// 5.1e-5 in energy off the reference (8.3e-3 m with 50 iterations per evaluation, 1.5e-5 m at rtol
+// 1e-10: the error followed the stages' distance from the loop, not the error estimate); now 3.0e-8
+// m and 1.2e-9. The reference at kReferenceStep is within 5e-11 m of the same at a quarter of it.
+TEST(ZooDca, BennettLinkagesFollowTheReferenceAtTheDefaultTolerance) {
+  for (int index : {6, 258}) {
+    SCOPED_TRACE(zoo_case(kSeed, index).description);
+    const reference::ZooRun r =
+        reference::run_zoo_method(zoo_case(kSeed, index).mechanism, "dca", truth(index), {1e-6, 1e-7});
+    EXPECT_EQ(r.outcome, reference::ZooOutcome::pass)
+        << r.message << ": marker error " << r.marker_error << " m, energy error " << r.energy_error;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Seed36, Zoo, testing::Combine(testing::ValuesIn(kCases), testing::ValuesIn(loop_methods())),
