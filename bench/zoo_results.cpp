@@ -2,13 +2,15 @@
 // `--seed` against the absolute-coordinate reference, judged as tests/test_zoo.cpp judges them
 // (reference/zoo_runs.hpp), printed as Markdown (bench/run_zoo.sh): per method and class the counts
 // pass / refused / wrong and the worst marker error of the runs that completed, then every wrong
-// run with what reproduces it, then the refusals by kind.
+// run with what reproduces it, then the refusals by kind. `--methods` and `--classes` (comma-
+// separated names) restrict the runs, e.g. `--methods dca --classes bennett`.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,7 +29,15 @@ struct Options {
   // The reference starts at reference_step and halves it until the markers move by less than
   // 1 % of the pass bound (zoo_truth_resolved), down to 1/16 of it.
   double reference_step = 1e-3, reference_tolerance = 1e-6;
+  std::vector<std::string> methods = reference::zoo_methods(), classes = zoo_classes();  // those run
 };
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> names;
+  std::istringstream in(list);
+  for (std::string name; std::getline(in, name, ',');) names.push_back(name);
+  return names;
+}
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -38,12 +48,24 @@ Options parse(int argc, char** argv) {
     else if (key == "--t-end") o.t_end = std::atof(value.c_str());
     else if (key == "--reference-step") o.reference_step = std::atof(value.c_str());
     else if (key == "--fixed-step") o.fixed_step = std::atof(value.c_str());
+    else if (key == "--methods") o.methods = split(value);
+    else if (key == "--classes") o.classes = split(value);
     else {
       std::fprintf(stderr, "usage: zoo_results [--seed S] [--count K] [--t-end T] [--reference-step H] "
-                           "[--fixed-step H]\n");
+                           "[--fixed-step H] [--methods M1,M2] [--classes C1,C2]\n");
       std::exit(2);
     }
   }
+  // A name outside the lists would run nothing (a class) or be refused by every case (a method).
+  auto check = [](const std::vector<std::string>& names, const std::vector<std::string>& known, const char* what) {
+    for (const std::string& name : names)
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        std::fprintf(stderr, "zoo_results: unknown %s '%s'\n", what, name.c_str());
+        std::exit(2);
+      }
+  };
+  check(o.methods, reference::zoo_methods(), "method");
+  check(o.classes, zoo_classes(), "class");
   return o;
 }
 
@@ -68,17 +90,17 @@ std::string refusal_kind(const std::string& message) {
   return kind.substr(0, std::min<std::size_t>(kind.find(". "), 160));
 }
 
-void print_table(const std::vector<std::string>& methods, std::map<std::string, std::map<std::string, Cell>>& cells,
-                 std::map<std::string, int>& unresolved) {
+void print_table(const std::vector<std::string>& methods, const std::vector<std::string>& classes,
+                 std::map<std::string, std::map<std::string, Cell>>& cells, std::map<std::string, int>& unresolved) {
   std::printf("| method |");
-  for (const std::string& k : zoo_classes()) std::printf(" %s |", k.c_str());
+  for (const std::string& k : classes) std::printf(" %s |", k.c_str());
   std::printf(" total time (s) |\n|---|");
-  for (std::size_t k = 0; k < zoo_classes().size(); ++k) std::printf("---|");
+  for (std::size_t k = 0; k < classes.size(); ++k) std::printf("---|");
   std::printf("---|\n");
   for (const std::string& method : methods) {
     double seconds = 0.0;
     std::printf("| %s |", method.c_str());
-    for (const std::string& k : zoo_classes()) {
+    for (const std::string& k : classes) {
       const Cell& c = cells[method][k];
       seconds += c.seconds;
       std::printf(" %d / %d / %d, %.1e |", c.pass, c.refused, c.wrong, c.worst_marker);
@@ -86,7 +108,7 @@ void print_table(const std::vector<std::string>& methods, std::map<std::string, 
     std::printf(" %.1f |\n", seconds);
   }
   std::printf("| (reference unresolved, not judged) |");
-  for (const std::string& k : zoo_classes()) std::printf(" %d |", unresolved[k]);
+  for (const std::string& k : classes) std::printf(" %d |", unresolved[k]);
   std::printf(" |\n");
 }
 
@@ -94,7 +116,7 @@ void print_table(const std::vector<std::string>& methods, std::map<std::string, 
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
-  const std::vector<std::string> methods = reference::zoo_methods();
+  const std::vector<std::string>& methods = o.methods;
   std::map<std::string, std::map<std::string, Cell>> cells;
   std::map<std::string, std::map<std::string, int>> refusals;  // method -> refusal_kind -> count
   std::vector<Wrong> wrong;
@@ -109,6 +131,7 @@ int main(int argc, char** argv) {
   double reference_seconds = 0.0;
   for (int index = 0; index < o.count; ++index) {
     const ZooCase c = zoo_case(o.seed, index);
+    if (std::find(o.classes.begin(), o.classes.end(), c.kind) == o.classes.end()) continue;
     const auto start = std::chrono::steady_clock::now();
     const reference::ZooTruth truth = reference::zoo_truth_resolved(
         c.mechanism, o.t_end, o.output_dt, o.reference_step, o.reference_tolerance, o.reference_step / 16);
@@ -142,7 +165,7 @@ int main(int argc, char** argv) {
               "until it moves the markers by less than %.0e m; %.1f s in all). Cells: pass / refused / wrong, worst marker error (m) of the runs that completed.\n\n",
               static_cast<unsigned long long>(o.seed), o.count, o.count / static_cast<int>(zoo_classes().size()),
               o.t_end, bounds.marker, bounds.energy, o.reference_step, o.reference_tolerance, reference_seconds);
-  print_table(methods, cells, unresolved_by_class);
+  print_table(methods, o.classes, cells, unresolved_by_class);
   std::printf("\nWrong without refusing (%zu runs): `zoo_case(%llu, index)`\n\n", wrong.size(),
               static_cast<unsigned long long>(o.seed));
   if (!wrong.empty()) std::printf("| index | method | marker error (m) | energy error | case |\n|---|---|---|---|---|\n");

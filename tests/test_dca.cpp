@@ -7,6 +7,7 @@
 #include "loopdyn/generators.hpp"
 #include "loopdyn/simulator.hpp"
 #include "loopdyn/square_nets.hpp"
+#include "loopdyn/zoo.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {
@@ -280,6 +281,24 @@ TEST(Dca, TrajectoriesFollowLagrangeDense) {
       EXPECT_LT((run.rows[k].segment(1, c.model.nq) - ref.rows[k].segment(1, c.model.nq)).cwiseAbs().maxCoeff(), 1e-6)
           << file << " at row " << k;
   }
+}
+
+// Stages are projected where the loops' redundancy is geometric, rows of rank rising off the loop
+// (Bennett's closing revolute: 5 rows of rank 2 on the loop, 3 off it; Bricard's: 4 and 5), not
+// where it is planar: a planar loop's out-of-plane rows stay redundant off the loops, and those runs
+// keep one factoring per evaluation. The accuracy this buys on a Bennett linkage:
+// tests/test_zoo.cpp, ZooDca.
+TEST(Dca, ProjectsStagesWhereTheRedundancyIsGeometric) {
+  for (int index : {6, 258}) {
+    const Model bennett = Model::build(zoo_case(36, index).mechanism);
+    EXPECT_TRUE(Dca(bennett, {}).projects_stages()) << "zoo case " << index;
+  }
+  EXPECT_TRUE(Dca(test::load_model("iftomm_a04_bricard"), {}).projects_stages());
+  for (const char* file : {"fourbar_anderson", "fivebar_malczyk", "doubleloop_malczyk", "parallel_3rrr"})
+    EXPECT_FALSE(Dca(test::load_model(file), {}).projects_stages()) << file;
+  FormulationSettings without;
+  without.dca_projections = false;
+  EXPECT_FALSE(Dca(Model::build(zoo_case(36, 258).mechanism), without).projects_stages());
 }
 
 TEST(Dca, RefusesBadSettingsNamingThem) {

@@ -49,6 +49,30 @@ Mat3 rotation_of(const Vec3& theta) {
   return angle > 0.0 ? Mat3(Eigen::AngleAxisd(angle, theta / angle)) : Mat3::Identity();
 }
 
+// Largest m · n · min(m, n) of the loop rows' Jacobian whose rank geometric_redundancy computes
+// (a dense SVD, well under a second): about 200 rows and speeds.
+constexpr double kRankBudget = 1e7;
+
+// Whether the loops' redundancy is geometric: rows dependent where the loops close (those the
+// LoopStructure drops) that become independent off the closed set, as in the Bennett linkage (its
+// closing revolute's 5 rows have rank 2 on the loop, 3 off it) and Bricard's (5 rows, rank 4 and
+// 5). Checked at q0 moved off the closed set by a fixed, generic increment of 0.05 rad (or m) per
+// speed: there the rank of every loop row exceeds the kept rows'. The redundancy of a planar loop
+// stays (its out-of-plane rows vanish at every q of parallel axes); the spatial ladder's is
+// geometric too (rank 4L on the loops, 4L + 1 off them: generators.hpp). Models beyond kRankBudget
+// are not checked (false).
+bool geometric_redundancy(const Model& model) {
+  const LoopStructure& loops = model.loops();
+  const int m = loops.unreduced.rows(), n = model.nv;
+  if (loops.constraints.rows() == m) return false;  // no row dropped: no redundancy
+  if (static_cast<double>(m) * n * std::min(m, n) > kRankBudget) return false;
+  VecX du(n);
+  for (int k = 0; k < n; ++k) du(k) = 0.05 * std::sin(1.0 + 2.3 * k);
+  VecX q = model.q0;
+  integrate_q(model, q, du);
+  return constraint_rank(model, loops.unreduced, q).rank > loops.constraints.rows();
+}
+
 }  // namespace
 
 // A joint (tree or loop) or coupling: its rows act on the velocities of `bodies` (ground left out).
@@ -190,7 +214,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
     : Formulation(model), alpha_(settings.dca_alpha), mu_(settings.dca_mu), omega_(settings.dca_omega),
       max_iterations_(settings.dca_max_iterations), eps_p_(settings.dca_position_tolerance),
       eps_v_(settings.dca_velocity_tolerance), eps_a_(settings.dca_acceleration_tolerance),
-      projections_(settings.dca_projections),
+      projections_(settings.dca_projections), project_stages_(projections_ && geometric_redundancy(model)),
       threads_(settings.threads > 0 ? settings.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
       kept_solver_(model.loops().constraints.rows(), settings.rank_tolerance), joint_rows_(model), kin_(model),
       forces_(model), q_near_(model.q0) {
@@ -393,6 +417,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
   for (VecX* v : {&phi_, &phidot_, &gamma_, &nu_, &lambda_, &dlambda_, &c_, &warm_lambda_}) v->setZero(m);
   res_.setZero(6 * nb);
   delta_.setZero(6 * nb);
+  stage_.setZero(13 * nb);
   // Row r's 6-blocks, one per body of its constraint, from column first_block_[r] of Gblk_.
   first_block_.assign(m + 1, 0);
   for (int r = 0; r < m; ++r) first_block_[r + 1] = first_block_[r] + constraints_[rows_[r].loop].nbodies;
@@ -924,12 +949,17 @@ void Dca::derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) {
     dx(7 * i + 3) = -0.5 * w.dot(p.tail<3>());
     dx.segment<3>(7 * i + 4) = 0.5 * (p(0) * w + w.cross(p.tail<3>()));
   });
-  body_accelerations(t, x, dx.tail(6 * nb));
+  if (!project_stages_) return body_accelerations(t, x, dx.tail(6 * nb));
+  // The accelerations at the stage's positions projected onto the constraints, with its velocities
+  // (see project_stages_).
+  stage_ = x;
+  project_positions(stage_);
+  body_accelerations(t, stage_, dx.tail(6 * nb));
 }
 
-void Dca::project(Eigen::Ref<VecX> x) {
+int Dca::project_positions(Eigen::Ref<VecX> x) {
   const int nb = model_.nbodies;
-  // Positions (004 eqs 48-49, 56, 99): matrices at q*, Δ from −M(q − q*) and ν = Φ(q).
+  // 004 eqs 48-49, 56, 99: matrices at q*, Δ from −M(q − q*) and ν = Φ(q).
   load_bodies(x, false);
   r_star_ = r_;
   R_star_ = R_;
@@ -958,8 +988,6 @@ void Dca::project(Eigen::Ref<VecX> x) {
     for (int i = 0; i < nb; ++i) reach = std::max(reach, r_[i].cwiseAbs().maxCoeff());
     if (out_.cwiseAbs().maxCoeff() < floor_of(eps_p_, reach)) break;
   }
-  diagnostics_.position_iterations = k;
-  diagnostics_.position_residual = max_abs(phi_);
   for (int i = 0; i < nb; ++i) {
     x.segment<3>(7 * i) = r_[i];
     const Quat p(R_[i]);
@@ -968,7 +996,12 @@ void Dca::project(Eigen::Ref<VecX> x) {
     x(7 * i + 3) = sign * p.w();
     x.segment<3>(7 * i + 4) = sign * p.vec();
   }
-  // Velocities (004 eqs 64-65, 72): matrices at the projected q, v from M v* and ν = 0.
+  return k;
+}
+
+void Dca::project_velocities(Eigen::Ref<VecX> x) {
+  const int nb = model_.nbodies;
+  // 004 eqs 64-65, 72: matrices at the (projected) q, v from M v* and ν = 0.
   load_bodies(x, true);
   update_rows(true);
   factor();
@@ -980,12 +1013,17 @@ void Dca::project(Eigen::Ref<VecX> x) {
   out_ = prev_;
   nu_.setZero();
   lambda_.setZero();
-  k = refine(rhs_, nu_, eps_v_, out_);
-  diagnostics_.velocity_iterations = k;
+  diagnostics_.velocity_iterations = refine(rhs_, nu_, eps_v_, out_);
   x.tail(6 * nb) = out_;
   load_bodies(x, true);
   update_rows(true);
   diagnostics_.velocity_residual = max_abs(phidot_);
+}
+
+void Dca::project(Eigen::Ref<VecX> x) {
+  diagnostics_.position_iterations = project_positions(x);
+  diagnostics_.position_residual = max_abs(phi_);
+  project_velocities(x);
 }
 
 void Dca::accept(double /*t*/, Eigen::Ref<VecX> x) {

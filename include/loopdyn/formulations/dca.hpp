@@ -64,7 +64,9 @@
 // the step's positions q* held constant: M Δ + Gᵀ λ = −M (q − q*), λ = λ* + α (G Δ + Φ(q)), Δ
 // applied to r and (as a rotation vector) to p, until ‖Δ‖∞ < ε_p; then velocities, with the
 // matrices at the projected positions: M v + Gᵀ λ = M v*, λ = λ* + α G v, until the change of v is
-// below ε_v. Both are the same divide-and-conquer solve with other right-hand sides.
+// below ε_v. Both are the same divide-and-conquer solve with other right-hand sides. Where the
+// loops' redundancy is geometric (rows of rank rising off the loops: Bennett, Bricard),
+// derivative() also projects each stage's positions before its accelerations (project_stages_).
 //
 // Parallel (004 §1, §4.4): the two subtrees of a node are assembled, and disassembled, as two tasks
 // of a oneTBB task arena that lives as long as the formulation, down to subtrees of kParallelGrain
@@ -170,6 +172,8 @@ class Dca final : public Formulation {
   };
   TreeShape tree_shape() const;
   int threads() const { return threads_; }
+  /// Whether derivative() projects each stage's positions first (project_stages_).
+  bool projects_stages() const { return project_stages_; }
   double alpha() const { return alpha_; }
 
   struct Constraint;
@@ -208,6 +212,11 @@ class Dca final : public Formulation {
   void solve_up(int id, const VecX& F, const VecX* x, const VecX* lambda, const VecX& nu);  ///< a node's R_C, z and rows' c (c_)
   void solve_down(int id, VecX& out);  ///< its a_e and Δλ
   void applied_forces(double t, const VecX& x);
+  /// The positions of x onto the constraints (004 eq 99, matrices at x's positions; Φ of the
+  /// result in phi_); returns the iterations.
+  int project_positions(Eigen::Ref<VecX> x);
+  /// The velocities of x onto the constraints at x's positions (004 eq 72).
+  void project_velocities(Eigen::Ref<VecX> x);
   double max_abs(const VecX& v) const { return v.size() ? v.cwiseAbs().maxCoeff() : 0.0; }
   /// Calls f(node) for every node, children before parents (post) or after (pre), two subtrees
   /// in parallel from kParallelGrain bodies on when threads_ > 1.
@@ -226,6 +235,16 @@ class Dca final : public Formulation {
   int max_iterations_;
   double eps_p_, eps_v_, eps_a_;
   bool projections_;
+  /// derivative() takes the accelerations at the stage's positions projected onto the constraints
+  /// (with its velocities), when the loops' redundancy is geometric (dca.cpp,
+  /// geometric_redundancy). Off the closed set such rows gain rank: at a dopri5 stage, 1e-6 m off
+  /// at rtol 1e-8, G has a singular value of that order along the motion itself, where it has none
+  /// on the loops, and enforcing every row there (the penalty α GᵀG, the multipliers' iterations)
+  /// pushes the motion along the loop by O(α d²): 5e-3 m off the reference after 2 s on a Bennett
+  /// linkage (zoo case 258 of seed 36), more with more iterations or a larger α, unseen by the
+  /// error estimate. At projected positions G has no such direction.
+  bool project_stages_;
+  VecX stage_;  ///< (13 nbodies) the projected stage of derivative()
   int threads_;
   struct Pool;  ///< the oneTBB task arena (dca.cpp)
   std::shared_ptr<Pool> pool_;
