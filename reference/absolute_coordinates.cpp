@@ -401,14 +401,18 @@ void AbsoluteCoordinates::advance(std::vector<BodyState>& s, double t0, double t
   s = std::move(state.bodies);
 }
 
-double AbsoluteCoordinates::energy(const State& s) const {
+double AbsoluteCoordinates::kinetic(const std::vector<BodyState>& s) const {
   double e = 0.0;
-  for (std::size_t i = 0; i < s.bodies.size(); ++i) {
-    const BodyState& b = s.bodies[i];
-    const Matrix3d R = b.p.toRotationMatrix();
-    e += 0.5 * mass_[i] * b.v.squaredNorm() + 0.5 * b.w.dot(R * inertia_[i] * R.transpose() * b.w) -
-         mass_[i] * gravity_.dot(b.r);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const Matrix3d R = s[i].p.toRotationMatrix();
+    e += 0.5 * mass_[i] * s[i].v.squaredNorm() + 0.5 * s[i].w.dot(R * inertia_[i] * R.transpose() * s[i].w);
   }
+  return e;
+}
+
+double AbsoluteCoordinates::energy(const State& s) const {
+  double e = kinetic(s.bodies);
+  for (std::size_t i = 0; i < s.bodies.size(); ++i) e -= mass_[i] * gravity_.dot(s.bodies[i].r);
   VectorXd q;
   MatrixXd S;
   spring_coordinates(s.bodies, s.angles, q, S);

@@ -74,6 +74,8 @@ class AbsoluteCoordinates {
   void advance(std::vector<BodyState>& s, double t0, double t, double h) const;
   /// World position of a point given in a body's frame.
   Eigen::Vector3d point(const std::vector<BodyState>& s, int body, const Eigen::Vector3d& in_body) const;
+  /// Kinetic energy (J).
+  double kinetic(const std::vector<BodyState>& s) const;
   /// Kinetic + gravity + spring potential (J); E − s.work is constant along the exact motion.
   double energy(const State& s) const;
   /// energy(start(s)).

@@ -28,13 +28,13 @@ double marker_error(const Mechanism& m, const Trajectory& traj, const ZooTruth& 
 // The balance E − W of the run against the reference's E(0): the energy column holds the springs'
 // potential (forces.hpp) and the work column, present when the model has force elements, the
 // work of the others (the dampers'), as the reference's energy() and State::work.
-double energy_error(const Mechanism& m, const Trajectory& traj, const ZooTruth& truth) {
+double energy_error(const Trajectory& traj, const ZooTruth& truth) {
   const int e = traj.column("energy");
   const bool forces = std::find(traj.columns.begin(), traj.columns.end(), "work") != traj.columns.end();
   const int w = forces ? traj.column("work") : -1;
   double worst = 0.0;
   for (const VecX& row : traj.rows) worst = std::max(worst, std::abs(row(e) - (forces ? row(w) : 0.0) - truth.energy));
-  return worst / weight(m);  // per total weight × 1 m
+  return worst / truth.energy_scale;
 }
 
 ZooRun judge(const Mechanism& m, const Trajectory& traj, const ZooTruth& truth, const ZooBounds& bounds) {
@@ -45,7 +45,7 @@ ZooRun judge(const Mechanism& m, const Trajectory& traj, const ZooTruth& truth, 
     return r;
   }
   r.marker_error = marker_error(m, traj, truth);
-  r.energy_error = energy_error(m, traj, truth);
+  r.energy_error = energy_error(traj, truth);
   // NaN errors fail both comparisons: a run that went non-finite without an error is wrong.
   if (r.marker_error <= bounds.marker && r.energy_error <= bounds.energy) r.outcome = ZooOutcome::pass;
   else r.message = "completed off the reference";
@@ -69,14 +69,19 @@ ZooTruth zoo_truth(const Mechanism& m, double t_end, double output_dt, double h)
   truth.t = output_times(t_end, output_dt);
   truth.energy = ref.energy(s);
   truth.step = h;
-  double now = 0.0;
+  const double potential = truth.energy - ref.kinetic(s.bodies);
+  truth.energy_scale = weight(m);
+  double now = 0.0, balance = 0.0;
   for (double target : truth.t) {
     ref.advance(s, now, target, h);
     now = target;
     std::vector<Vec3>& row = truth.markers.emplace_back();
     for (const MarkerSpec& p : m.markers) row.push_back(ref.point(s.bodies, ref.body(p.body), p.point));
-    truth.balance = std::max(truth.balance, std::abs(ref.energy(s) - s.work - truth.energy) / weight(m));
+    const double E = ref.energy(s), T = ref.kinetic(s.bodies);
+    truth.energy_scale = std::max(truth.energy_scale, T + std::abs(E - T - potential) + std::abs(s.work));
+    balance = std::max(balance, std::abs(E - s.work - truth.energy));
   }
+  truth.balance = balance / truth.energy_scale;
   return truth;
 }
 

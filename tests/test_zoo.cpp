@@ -105,19 +105,11 @@ struct KnownWrong {
   int index;
   std::string_view method, what;
 };
-constexpr std::string_view kRscr23 =
-    "issue 36: on the RSCR of case 23 (ground axes 0.44 rad from parallel) gcp, nullspace and embedding at dopri5 "
-    "rtol 1e-8 end 1.7e-5 m off the reference (resolved to 1.3e-7 m at h = 6.25e-5 s) and 1.33e-5 of the weight x 1 m "
-    "off in energy (bound 1e-5), the three alike, without a stop; lagrange-dense is 8.8e-6 m and 5.2e-6 off. At rtol "
-    "1e-10 gcp is 2.5e-9 m and 9.8e-9 off (lagrange-dense 5.5e-9, 8.8e-9): the integrator's accuracy, not the "
-    "formulation; the run watch's energy budget lets the 1e-8 run through";
 constexpr KnownWrong kKnownWrong[] = {
     {6, "srm", "issue 36: srm with rk4 at h = 1e-3 ends 3.2e-4 m off on a Bennett linkage without refusing: its "
                "regularization error moves the motion along the loops, with the energy kept and the closure within "
                "the run watch's 1e-3 m at a fixed step's accuracy 1e-6"},
-    {23, "gcp", kRscr23},
-    {23, "nullspace", kRscr23},
-    {23, "embedding", kRscr23},
+    {32, "srm", "issue 36: srm with rk4 at h = 1e-3 ends 5.5e-4 m off on another Bennett linkage, as on case 6"},
 };
 
 const KnownWrong* known_wrong(int index, const std::string& method) {
