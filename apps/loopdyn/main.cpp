@@ -768,8 +768,9 @@ int main(int argc, char** argv) {
   cmd_square_net->add_option("--out", gen.out, "model file to write (default: print it)");
 
   CLI::App* cmd_zoo = cmd_gen->add_subcommand(
-      "zoo", "randomized mechanisms users build (four-bars of every Grashof class, five-bars, Bennett linkages), "
-             "seeded: the differential test's cases (docs/results.md, \"Mechanism zoo\")");
+      "zoo", "randomized mechanisms users build (four-bars of every Grashof class, five-bars, Bennett linkages, "
+             "offset and isosceles slider-cranks, RSSR, RSCR, Bricard linkages, 3-RPS platforms; springs and dampers "
+             "on some), seeded: the differential test's cases (docs/results.md, \"Mechanism zoo\")");
   cmd_zoo->add_option("--seed", gen.seed, "seed of the zoo")->capture_default_str();
   cmd_zoo->add_option("--count", gen.count, "number of cases")->capture_default_str();
   cmd_zoo->add_option("--first", gen.first, "index of the first case")->capture_default_str();
