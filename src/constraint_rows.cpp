@@ -65,14 +65,26 @@ Constraints::Constraints(std::vector<ConstraintRow> kept, std::vector<Constraint
                          std::vector<ConstraintRow> alternates)
     : rows_(std::move(kept)), dropped_(std::move(dropped)), alternates_(std::move(alternates)) {}
 
-void Constraints::exchange(int index, ConstraintRow row) {  // by value: it may be one of alternates_
-  ConstraintRow& slot = rows_[index];
-  if (slot.label == row.label) return;
-  const auto same = [&](const ConstraintRow& r) { return r.label == row.label; };
-  // Row labels are unique in a model (joint name and row), so they find the row's places.
-  std::replace_if(dropped_.begin(), dropped_.end(), same, slot);
-  std::replace_if(alternates_.begin(), alternates_.end(), same, slot);
-  slot = row;
+void Constraints::exchange(const std::vector<int>& places, std::vector<ConstraintRow> rows) {
+  // Row labels are unique in a model (joint name and row), so they identify rows.
+  const auto among = [](const std::vector<ConstraintRow>& set, const ConstraintRow& r) {
+    return std::any_of(set.begin(), set.end(), [&](const ConstraintRow& s) { return s.label == r.label; });
+  };
+  std::vector<ConstraintRow> leaving, before;
+  for (int k : places) {
+    before.push_back(rows_[k]);
+    if (!among(rows, rows_[k])) leaving.push_back(rows_[k]);
+  }
+  std::size_t next = 0;
+  for (const ConstraintRow& r : rows) {
+    if (among(before, r)) continue;
+    // An entering row leaves the dropped rows (and the alternates) for a leaving one, in its place.
+    for (std::vector<ConstraintRow>* set : {&dropped_, &alternates_})
+      for (ConstraintRow& s : *set)
+        if (s.label == r.label) s = leaving[next];
+    ++next;
+  }
+  for (std::size_t i = 0; i < places.size(); ++i) rows_[places[i]] = rows[i];
 }
 
 std::vector<ConstraintRow> Constraints::all_rows(const Model& model) {

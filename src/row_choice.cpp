@@ -96,7 +96,9 @@ void RowChoice::choose_best(Group& g) const {
 std::string RowChoice::exchange(Group& g) {
   const std::string report = "loop joint '" + model_.loop_joints[g.loop].name + "': rows " + labels(g.rows, g.best) +
                              " (were " + labels(g.rows, g.current) + ")";
-  for (std::size_t i = 0; i < g.places.size(); ++i) cons_.exchange(g.places[i], g.rows[g.best[i]]);
+  std::vector<ConstraintRow> chosen;
+  for (int r : g.best) chosen.push_back(g.rows[r]);
+  cons_.exchange(g.places, std::move(chosen));
   g.current = g.best;
   return report;
 }

@@ -171,5 +171,25 @@ TEST(Constraints, DroppingRedundantRowsKeepsTheRank) {
   }
 }
 
+// RowChoice's exchange (row_choice.hpp): a loop's kept rows b and c replace a and b; a, which
+// leaves, takes c's place among the dropped rows and the alternates, where b never was.
+TEST(Constraints, ExchangeKeepsEveryRowOnceAmongKeptAndDropped) {
+  const auto row = [](const char* label) {
+    ConstraintRow r;
+    r.label = label;
+    return r;
+  };
+  Constraints cons({row("x"), row("a"), row("b")}, {row("c"), row("d"), row("e")}, {row("c"), row("d")});
+  cons.exchange({1, 2}, {row("b"), row("c")});
+  const auto labels = [](const std::vector<ConstraintRow>& rows) {
+    std::string s;
+    for (const ConstraintRow& r : rows) s += r.label;
+    return s;
+  };
+  EXPECT_EQ(labels(cons.kept()), "xbc");
+  EXPECT_EQ(labels(cons.dropped()), "ade");
+  EXPECT_EQ(labels(cons.alternates()), "ad");
+}
+
 }  // namespace
 }  // namespace loopdyn

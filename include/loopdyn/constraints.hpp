@@ -54,9 +54,11 @@ class Constraints {
   const std::vector<ConstraintRow>& kept() const { return rows_; }
   const std::vector<ConstraintRow>& dropped() const { return dropped_; }  ///< redundant
   const std::vector<ConstraintRow>& alternates() const { return alternates_; }  ///< the dropped rows not zero
-  /// Puts `row` (of the same loop joint) in kept row `index`'s place and the row there among the
-  /// dropped ones and the alternates in its place: RowChoice's swap, on a formulation's own copy.
-  void exchange(int index, ConstraintRow row);
+  /// Puts rows[i] in kept row places[i]'s place (rows of the loop joint whose kept rows these
+  /// places are, as many), and the rows that leave the kept ones among the dropped rows and the
+  /// alternates, in the places of those that enter: RowChoice's exchange, on a formulation's own
+  /// copy. Allocates (an exchange is rare).
+  void exchange(const std::vector<int>& places, std::vector<ConstraintRow> rows);
   /// Rows of every loop joint (6 − dof each) and coupling, before the redundancy check.
   static std::vector<ConstraintRow> all_rows(const Model& model);
 
