@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
   }
   const reference::ZooBounds bounds;
   std::printf("Zoo of seed %llu, %d cases (%d per class), %.1f s each; a pass keeps every marker within %.0e m "
-              "and the energy within %.0e of the total weight x 1 m of the reference (RK4 from h = %.0e s, halved "
+              "and the energy balance within %.0e of the energy that moves (ZooTruth::energy_scale, at least the total weight x 1 m) of the reference (RK4 from h = %.0e s, halved "
               "until it moves the markers by less than %.0e m; %.1f s in all). Cells: pass / refused / wrong, worst marker error (m) of the runs that completed.\n\n",
               static_cast<unsigned long long>(o.seed), o.count, o.count / static_cast<int>(zoo_classes().size()),
               o.t_end, bounds.marker, bounds.energy, o.reference_step, o.reference_tolerance, reference_seconds);
