@@ -83,9 +83,13 @@ int main(int argc, char** argv) {
       for (std::size_t k = 0; k < m.trajectory.rows.size(); ++k)
         marker = std::max(marker, (m.trajectory.rows[k].segment<3>(x) - truth.markers[k][j]).norm());
     }
-    const int e = m.trajectory.column("energy"), w = m.trajectory.column("srm.work");
+    // The energy balance as the zoo judges it: E − W with the work W of the applied forces.
+    const auto& columns = m.trajectory.columns;
+    const bool forces = std::find(columns.begin(), columns.end(), "work") != columns.end();
+    const int e = m.trajectory.column("energy"), applied = forces ? m.trajectory.column("work") : -1,
+              w = m.trajectory.column("srm.work");
     for (const VecX& row : m.trajectory.rows) {
-      energy = std::max(energy, std::abs(row(e) - truth.energy));
+      energy = std::max(energy, std::abs(row(e) - (forces ? row(applied) : 0.0) - truth.energy));
       measure = std::max(measure, std::abs(row(w)) / row(w + 1));
       work = std::max(work, std::abs(row(w)));
     }

@@ -29,7 +29,7 @@
 // square chain of 003 Ex 4.1 at its flat squares). Away from them the regularization error is
 // O(h²) (ε ~ h), but with a constant that grows with a_max/a: on the random four-bars, five-bars
 // and Bennett linkages of the zoo (docs/results.md, "Mechanism zoo") rk4 at h = 1e-3 left runs up
-// to 2e-2 m off with the energy and closure within the run watch's bounds. Two checks after every
+// to 3.4e-2 m off with the energy and closure within the run watch's bounds. Two checks after every
 // step, each stopping the run with what to do (or reporting the first time and going on,
 // on_singular = proceed):
 //  * srm's own error: the work of the loop forces, ∫ −λᵀ G u dt on the last iterate, against
