@@ -653,8 +653,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cmd_sim->add_option("--srm-max-work", sim.formulation.srm_max_work,
                       "srm: largest work of the loop forces since the start (srm's own energy error: ideal loop "
-                      "joints do none), relative to the larger of the largest kinetic + spring energy so far and the "
-                      "weight x 1 m, before --on-singular applies")
+                      "joints do none), relative to the largest T + |V - V(0)| so far (at least the weight x 1 m), "
+                      "before --on-singular applies")
       ->capture_default_str();
   cmd_sim->add_option("--dca-alpha", sim.formulation.dca_alpha,
                       "dca: penalty α of the augmented Lagrangian λ = λ* + α (G a + ν) (paper 004's 1e6)")

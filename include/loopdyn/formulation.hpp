@@ -82,7 +82,7 @@ struct FormulationSettings {
   double srm_min_stiffness = 0.1;
   /// srm stops (on_singular = stop) or reports when the work its constraint forces have done since
   /// the start, |∫ −λᵀ G u dt|, exceeds this fraction of the mechanism's energy scale E_s, the
-  /// larger of the largest kinetic + spring energy so far and its weight × 1 m: ideal constraints
+  /// largest T + |V − V(0)| so far (V gravity and springs), at least its weight × 1 m: ideal constraints
   /// do no work, so this is the energy srm's regularization has added or removed, its own error,
   /// which moves the motion along the loops. 1e-5 is ten times a fixed step's accuracy τ = 1e-6
   /// (WatchSettings::fixed_step_accuracy), the zoo's energy bound (docs/methods.md, "srm").

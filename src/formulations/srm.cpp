@@ -82,6 +82,9 @@ void Srm::start(const IntegratorSettings& integrator, const VecX& q0, const VecX
       << ", a smaller --dt, or leave --srm-epsilon unset (ε = h·S·a_max = " << rate << ")";
     throw std::invalid_argument(s.str());
   }
+  const Energy e0 = energy(model_, aba_.kin, q0);  // positions at q0 (constraint_spectrum)
+  potential0_ = e0.gravity + e0.springs;
+  floor_ = std::max(weight_energy_, std::abs(e0.springs));
   exact_multipliers(0.0, q0, u0);  // λ_0 of the first step (003 Assumption 3.1: no initial layer)
   lambda0_ = lambda_;
 }
@@ -200,23 +203,24 @@ void Srm::check_work(double t) {
   // the work is the energy the regularization has added or removed: srm's own error, measured. Its
   // multiplier error e = λ_S − λ* exerts the generalized force −Gᵀe, which has no component along
   // the loops (tᵀGᵀe = 0 for G t = 0); what moves the motion along them is this work, done where
-  // the iterates leave G u ≠ 0. The scale E_s: the larger of the largest kinetic + spring energy so
-  // far (a spring's at release: IFToMM A03) and the weight × 1 m, the energy scale of the project's
-  // references (the IFToMM cases, the zoo), so that a slow mechanism is not held to its small
-  // kinetic energy alone. Measured whether checked or not (the diagnostics srm.work, srm.energy_scale).
+  // the iterates leave G u ≠ 0. The scale E_s, the energy that moves: the largest T + |V − V(0)| so
+  // far (V gravity and springs, as the run watch's S_E without the applied forces' work, which the
+  // Simulator integrates), at least the weight × 1 m (as the zoo's) and the springs' energy at the
+  // start (IFToMM A03 starts at rest), so that a mechanism at rest is not held to nothing. Measured whether checked or not (the diagnostics srm.work,
+  // srm.energy_scale).
   if (cons_.rows() == 0) return;
   const double power = -lambda_.dot(phidot_);
   work_ += 0.5 * (power + power_) * (t - t_accepted_);
   power_ = power;
   t_accepted_ = t;
   const Energy e = energy(model_, aba_.kin, qs_);
-  stored_max_ = std::max(stored_max_, e.kinetic + std::abs(e.springs));
+  stored_max_ = std::max(stored_max_, e.kinetic + std::abs(e.gravity + e.springs - potential0_));
   const double scale = energy_scale();
   if (reported_ || max_work_ == 0.0 || !(std::abs(work_) > max_work_ * scale)) return;
   std::ostringstream s;
   s << "srm: by t = " << t << " its loop forces have done " << work_ << " J of work, " << std::abs(work_) / scale
-    << " of the mechanism's energy scale (" << scale << " J, the larger of the largest kinetic + spring energy so "
-    << "far, " << stored_max_ << " J, and the weight x 1 m, " << weight_energy_
+    << " of the mechanism's energy scale (" << scale << " J, the larger of the largest T + |V - V(0)| so far, "
+    << stored_max_ << " J, the weight x 1 m and the springs' energy at the start, " << floor_
     << " J), above --srm-max-work " << max_work_ << ". Ideal loop joints do no work: this is srm's own regularization error, which moves the motion along the "
        "loops, from a step too long for the motion (it falls like dt²) or a singular configuration nearby";
   stop_or_report(t, s.str(), StopKind::accuracy);

@@ -33,8 +33,9 @@
 // step, each stopping the run with what to do (or reporting the first time and going on,
 // on_singular = proceed):
 //  * srm's own error: the work of the loop forces, ∫ −λᵀ G u dt on the last iterate, against
-//    the mechanism's energy scale E_s, the larger of the largest kinetic + spring energy so far
-//    and its weight × 1 m (the scale of the project's references: the IFToMM cases, the zoo),
+//    the mechanism's energy scale E_s, the energy that moves: the largest T + |V − V(0)| so far
+//    (V gravity and springs, as the run watch's S_E), at least its weight × 1 m (as the zoo's)
+//    and its springs' energy at the start,
 //    times FormulationSettings::srm_max_work, 1e-5 = ten times a fixed step's accuracy τ (the
 //    zoo's bound). Ideal loop joints do no work, so it measures the energy the regularization adds or removes,
 //    whatever the applied forces; and it is what moves the motion along the loops: the multiplier
@@ -139,11 +140,13 @@ class Srm final : public Formulation {
   double a_min_ = 0.0;    ///< smallest one
   bool reported_ = false;  ///< the first failure of a check, with on_singular = proceed
   double work_ = 0.0, power_ = 0.0;            ///< of the loop forces since the start, at the last step
-  double stored_max_ = 0.0;  ///< largest kinetic + |spring| energy so far (J)
+  double potential0_ = 0.0;  ///< V(0), gravity and springs (J)
+  double stored_max_ = 0.0;  ///< largest T + |V − V(0)| so far (J)
   double t_accepted_ = 0.0;
   double weight_energy_ = 0.0;  ///< m g × 1 m (J), m the mass of all the bodies
-  /// E_s (J): the larger of stored_max_ and the weight × 1 m.
-  double energy_scale() const { return std::max(stored_max_, weight_energy_); }
+  double floor_ = 0.0;  ///< the larger of the weight × 1 m and the springs' energy at the start (J)
+  /// E_s (J): the larger of stored_max_ and floor_.
+  double energy_scale() const { return std::max(stored_max_, floor_); }
   AbaData aba_;
   ConstraintData data_;
   ForceData forces_;
