@@ -634,8 +634,13 @@ namespace {
 // their full lengths. Here A03 over its 0.03 s and the five-bar over 1 s, at N and 2N steps: the
 // second error within the bench's 1e-6 m and the order within 0.3 of 2 (a first-order error, or a
 // wrong motion, cannot give it). Measured: A03 1.7e-6 and 4.2e-7 m; the five-bar, whose error
-// grows at its later singular passages, 3.7e-9 and 9.2e-10 m.
+// grows at its later singular passages, 3.7e-9 and 9.2e-10 m. srm's check of its own error
+// (--srm-max-work) stops A03 at N steps, where its energy error reaches 3.1e-5 of the spring's
+// energy and its marker error is above the bench's bound, and not at 2N (7.9e-6): the runs at N
+// steps go without it, to measure the order.
 TEST(IftommSrm, FollowsTheReferencesWithItsOwnFixedStepAtSecondOrder) {
+  FormulationSettings unchecked;
+  unchecked.srm_max_work = 0.0;
   for (const auto& [c, steps] : {std::pair{reference::a03_case(kModels, 0.03), 2.5e4},
                                  std::pair{reference::fivebar_case(kModels, 1.0), 1e4}}) {
     SCOPED_TRACE(c.name);
@@ -643,7 +648,7 @@ TEST(IftommSrm, FollowsTheReferencesWithItsOwnFixedStepAtSecondOrder) {
     const std::vector<Vec3> ref = c.reference(output_times(c.t_end, c.output_dt));
     double errors[2];
     for (int k = 0; k < 2; ++k) {
-      auto f = make_formulation("srm", model);
+      auto f = make_formulation("srm", model, k == 0 ? unchecked : FormulationSettings{});
       errors[k] = marker_error(reference::simulate_case(c, model, *f, reference::fixed_step_integrator(c, steps * (k + 1))),
                                c.marker, ref);
     }

@@ -652,8 +652,9 @@ int main(int argc, char** argv) {
                       "configuration it tends to zero and the iterates do not converge)")
       ->capture_default_str();
   cmd_sim->add_option("--srm-max-work", sim.formulation.srm_max_work,
-                      "srm: largest work of the loop forces since the start, relative to the largest kinetic energy "
-                      "so far, before --on-singular applies (ideal loop joints do none)")
+                      "srm: largest work of the loop forces since the start (srm's own energy error: ideal loop "
+                      "joints do none), relative to the largest T + |V - V(0)| so far (at least the weight x 1 m), "
+                      "before --on-singular applies")
       ->capture_default_str();
   cmd_sim->add_option("--dca-alpha", sim.formulation.dca_alpha,
                       "dca: penalty α of the augmented Lagrangian λ = λ* + α (G a + ν) (paper 004's 1e6)")

@@ -81,10 +81,13 @@ struct FormulationSettings {
   /// configuration, where the iterates no longer converge (formulations/srm.hpp). 0 disables it.
   double srm_min_stiffness = 0.1;
   /// srm stops (on_singular = stop) or reports when the work its constraint forces have done since
-  /// the start, ∫ −λᵀ G u dt, exceeds this fraction of the largest kinetic energy so far: ideal
-  /// constraints do no work, so the regularization has stopped holding the loops (near a singular
-  /// configuration, or a step too long for the motion). 0 disables it.
-  double srm_max_work = 0.01;
+  /// the start, |∫ −λᵀ G u dt|, exceeds this fraction of the mechanism's energy scale E_s, the
+  /// largest T + |V − V(0)| so far (V gravity and springs), at least its weight × 1 m: ideal constraints
+  /// do no work, so this is the energy srm's regularization has added or removed, its own error,
+  /// which moves the motion along the loops. 1e-5 is ten times a fixed step's accuracy τ = 1e-6
+  /// (WatchSettings::fixed_step_accuracy), the zoo's energy bound (docs/methods.md, "srm").
+  /// 0 disables it.
+  double srm_max_work = 1e-5;
   /// dca (paper 004, formulations/dca.hpp), the paper's values as defaults (004 §4.1): penalty α
   /// of the augmented Lagrangian λ = λ* + α(G a + ν) (eqs 6, 17), in 1/kg for a force per unit
   /// acceleration of the rows (004 works in SI units; formulations/dca.hpp has why 1e6 needs no

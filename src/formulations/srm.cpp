@@ -8,6 +8,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "loopdyn/loop_structure.hpp"
+#include "loopdyn/run_watch.hpp"  // RunWatchError
 #include "setting_check.hpp"
 
 namespace loopdyn {
@@ -41,6 +42,9 @@ Srm::Srm(const Model& model, const FormulationSettings& settings)
                 "the smallest relative stiffness (--srm-min-stiffness) must be finite and >= 0", min_stiffness_);
   check_setting(std::isfinite(max_work_) && max_work_ >= 0.0,
                 "the largest relative work of the constraint forces (--srm-max-work) must be finite and >= 0", max_work_);
+  double mass = 0.0;
+  for (double m : model.mass) mass += m;
+  weight_energy_ = mass * model.gravity.norm();  // m g × 1 m (J)
 }
 
 void Srm::start(const IntegratorSettings& integrator, const VecX& q0, const VecX& u0) {
@@ -55,7 +59,7 @@ void Srm::start(const IntegratorSettings& integrator, const VecX& q0, const VecX
   lambda_.setZero();
   correction_.setZero();
   reported_ = false;
-  work_ = power_ = kinetic_max_ = t_accepted_ = 0.0;
+  work_ = power_ = stored_max_ = t_accepted_ = 0.0;
   if (cons_.rows() == 0) {
     epsilon_ = epsilon_setting_ ? *epsilon_setting_ : 1.0;
     return;
@@ -78,6 +82,9 @@ void Srm::start(const IntegratorSettings& integrator, const VecX& q0, const VecX
       << ", a smaller --dt, or leave --srm-epsilon unset (ε = h·S·a_max = " << rate << ")";
     throw std::invalid_argument(s.str());
   }
+  const Energy e0 = energy(model_, aba_.kin, q0);  // positions at q0 (constraint_spectrum)
+  potential0_ = e0.gravity + e0.springs;
+  floor_ = std::max(weight_energy_, std::abs(e0.springs));
   exact_multipliers(0.0, q0, u0);  // λ_0 of the first step (003 Assumption 3.1: no initial layer)
   lambda0_ = lambda_;
 }
@@ -187,33 +194,47 @@ void Srm::check_convergence(double t) {
     << dominant_loops(model_, cons_, correction_.cwiseAbs())
     << " dominate), where the regularization cannot build the constraint forces: the motion leaves the constraints "
        "and gains or loses energy";
-  stop_or_report(t, s.str());
+  stop_or_report(t, s.str(), StopKind::singular);
 }
 
 void Srm::check_work(double t) {
   // Power of the loop forces on the last iterate, −λᵀ(G u), by the trapezoidal rule over the step;
-  // positions and velocities of that iterate are current (accept).
-  if (cons_.rows() == 0 || reported_ || max_work_ == 0.0) return;
+  // positions and velocities of that iterate are current (accept). Ideal loop joints do no work, so
+  // the work is the energy the regularization has added or removed: srm's own error, measured. Its
+  // multiplier error e = λ_S − λ* exerts the generalized force −Gᵀe, which has no component along
+  // the loops (tᵀGᵀe = 0 for G t = 0); what moves the motion along them is this work, done where
+  // the iterates leave G u ≠ 0. The scale E_s, the energy that moves: the largest T + |V − V(0)| so
+  // far (V gravity and springs, as the run watch's S_E without the applied forces' work, which the
+  // Simulator integrates), at least the weight × 1 m (as the zoo's) and the springs' energy at the
+  // start (IFToMM A03 starts at rest), so that a mechanism at rest is not held to nothing. Measured whether checked or not (the diagnostics srm.work,
+  // srm.energy_scale).
+  if (cons_.rows() == 0) return;
   const double power = -lambda_.dot(phidot_);
   work_ += 0.5 * (power + power_) * (t - t_accepted_);
   power_ = power;
   t_accepted_ = t;
-  kinetic_max_ = std::max(kinetic_max_, energy(model_, aba_.kin, qs_).kinetic);
-  if (!(std::abs(work_) > max_work_ * kinetic_max_)) return;
+  const Energy e = energy(model_, aba_.kin, qs_);
+  stored_max_ = std::max(stored_max_, e.kinetic + std::abs(e.gravity + e.springs - potential0_));
+  const double scale = energy_scale();
+  if (reported_ || max_work_ == 0.0 || !(std::abs(work_) > max_work_ * scale)) return;
   std::ostringstream s;
-  s << "srm: by t = " << t << " its loop forces have done " << work_ << " J of work, " << std::abs(work_) / kinetic_max_
-    << " of the largest kinetic energy so far (" << kinetic_max_ << " J), above --srm-max-work " << max_work_
-    << ". Ideal loop joints do no work: the regularization no longer holds the loops, near a singular configuration "
-       "or with a step too long for the motion";
-  stop_or_report(t, s.str());
+  s << "srm: by t = " << t << " its loop forces have done " << work_ << " J of work, " << std::abs(work_) / scale
+    << " of the mechanism's energy scale (" << scale << " J, the larger of the largest T + |V - V(0)| so far, "
+    << stored_max_ << " J, the weight x 1 m and the springs' energy at the start, " << floor_
+    << " J), above --srm-max-work " << max_work_ << ". Ideal loop joints do no work: this is srm's own regularization error, which moves the motion along the "
+       "loops, from a step too long for the motion (it falls like dt²) or a singular configuration nearby";
+  stop_or_report(t, s.str(), StopKind::accuracy);
 }
 
-void Srm::stop_or_report(double t, const std::string& why) {
+void Srm::stop_or_report(double t, const std::string& why, StopKind kind) {
   if (on_singular_ == FormulationSettings::OnSingular::proceed) {
     report(t, why + "; going on (--on-singular continue; later ones are not reported)");
     reported_ = true;
     return;
   }
+  if (kind == StopKind::accuracy)
+    throw RunWatchError(why + ". Use a smaller --dt, another method (lagrange-dense, rcr or dca, error-controlled by "
+                              "dopri5), or --srm-max-work 0 to go on at your own risk");
   throw SingularConfigurationError(why + ". Use a smaller --dt, --method dca (it crosses singular configurations), or "
                                  "--on-singular continue to go on at your own risk");
 }

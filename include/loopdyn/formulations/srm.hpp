@@ -26,12 +26,21 @@
 // along which an iterate reduces the multiplier error by a factor about ε/(a T) only (T the time
 // scale of the motion; 003 Thm 3.1): the iterates stop converging, the regularization there acts
 // as a spring and damper, and the motion leaves the constraints and gains or loses energy (the
-// square chain of 003 Ex 4.1 at its flat squares). Two checks after every step, each stopping
-// the run with what to do (or reporting the first time and going on, on_singular = proceed):
-//  * the work of the loop forces, ∫ −λᵀ G u dt on the last iterate, against the largest kinetic
-//    energy so far (FormulationSettings::srm_max_work): ideal loop joints do none, so it measures
-//    the energy the regularization adds or removes, whatever the applied forces; it grows slowly
-//    with a step too long for the motion and fast where the loops soften;
+// square chain of 003 Ex 4.1 at its flat squares). Away from them the regularization error is
+// O(h²) (ε ~ h), but with a constant that grows with a_max/a: on the random four-bars, five-bars
+// and Bennett linkages of the zoo (docs/results.md, "Mechanism zoo") rk4 at h = 1e-3 left runs up
+// to 3.4e-2 m off with the energy and closure within the run watch's bounds. Two checks after every
+// step, each stopping the run with what to do (or reporting the first time and going on,
+// on_singular = proceed):
+//  * srm's own error: the work of the loop forces, ∫ −λᵀ G u dt on the last iterate, against
+//    the mechanism's energy scale E_s, the energy that moves: the largest T + |V − V(0)| so far
+//    (V gravity and springs, as the run watch's S_E), at least its weight × 1 m (as the zoo's)
+//    and its springs' energy at the start,
+//    times FormulationSettings::srm_max_work, 1e-5 = ten times a fixed step's accuracy τ (the
+//    zoo's bound). Ideal loop joints do no work, so it measures the energy the regularization adds or removes,
+//    whatever the applied forces; and it is what moves the motion along the loops: the multiplier
+//    error e exerts −Gᵀe, normal to them (tᵀGᵀe = 0 for G t = 0). It grows with a step too long for
+//    the motion (like h²) and fast where the loops soften. Its stop is a RunWatchError;
 //  * the Rayleigh quotient of the last correction λ_S − λ_{S−1} (one more articulated-body solve),
 //    at least the smallest eigenvalue of G M⁻¹ Gᵀ now, against the smallest one at the start
 //    (FormulationSettings::srm_min_stiffness, naming the loops that dominate the correction): it
@@ -42,6 +51,8 @@
 // conjugate gradients on G M⁻¹ Gᵀ λ = G M⁻¹ Q − γ with the same O(n) solves (also λ_0 of the first
 // step). Output rows report the iterates' own λ_S and its u̇ (joint_accelerations).
 #pragma once
+
+#include <algorithm>
 
 #include "loopdyn/constraints.hpp"
 #include "loopdyn/formulation.hpp"
@@ -76,6 +87,10 @@ class Srm final : public Formulation {
   /// check_convergence).
   void accept(double t, Eigen::Ref<VecX> x) override;
   void complete(double /*t*/, Eigen::Ref<VecX> /*x*/) override {}
+  /// srm.work: the work of the loop forces since the start (J), srm's own energy error (measured
+  /// with the check off too); srm.energy_scale: E_s (J), which --srm-max-work multiplies (check_work).
+  std::vector<std::string> diagnostic_names() const override { return {"srm.work", "srm.energy_scale"}; }
+  void diagnostic_values(Eigen::Ref<VecX> out) const override { out << work_, energy_scale(); }
   void to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const override;
 
   int iterations() const { return iterations_; }
@@ -103,10 +118,12 @@ class Srm final : public Formulation {
   /// of G M⁻¹ Gᵀ softer than min_stiffness_ · a_min at the start (see the file comment).
   void check_convergence(double t);
   /// Stops (or reports) when the loop forces' work since the start exceeds max_work_ times the
-  /// largest kinetic energy so far (see the file comment).
+  /// energy scale (energy_scale; see the file comment).
   void check_work(double t);
-  /// Throws std::runtime_error with `why` and what to do, or reports it once (on_singular = proceed).
-  void stop_or_report(double t, const std::string& why);
+  enum class StopKind { singular, accuracy };
+  /// Throws with `why` and what to do, or reports it once (on_singular = proceed): a
+  /// SingularConfigurationError, or a RunWatchError for srm's own error above its bound (accuracy).
+  void stop_or_report(double t, const std::string& why, StopKind kind);
   /// λ_ = the exact multipliers at (q, u), by conjugate gradients; leaves the tree factored and
   /// the frames current at q.
   void exact_multipliers(double t, const VecX& q, const VecX& u);
@@ -123,7 +140,13 @@ class Srm final : public Formulation {
   double a_min_ = 0.0;    ///< smallest one
   bool reported_ = false;  ///< the first failure of a check, with on_singular = proceed
   double work_ = 0.0, power_ = 0.0;            ///< of the loop forces since the start, at the last step
-  double kinetic_max_ = 0.0, t_accepted_ = 0.0;
+  double potential0_ = 0.0;  ///< V(0), gravity and springs (J)
+  double stored_max_ = 0.0;  ///< largest T + |V − V(0)| so far (J)
+  double t_accepted_ = 0.0;
+  double weight_energy_ = 0.0;  ///< m g × 1 m (J), m the mass of all the bodies
+  double floor_ = 0.0;  ///< the larger of the weight × 1 m and the springs' energy at the start (J)
+  /// E_s (J): the larger of stored_max_ and floor_.
+  double energy_scale() const { return std::max(stored_max_, floor_); }
   AbaData aba_;
   ConstraintData data_;
   ForceData forces_;
