@@ -235,13 +235,16 @@ cat <<'TEXT'
 
 ## Mechanism zoo: every method on random mechanisms users build (issue 36)
 
-Printed by `bench/zoo_results --seed 36 --count 280` (source `bench/zoo_results.cpp`; alone:
-`bench/run_zoo.sh --seed 36 --count 280`). `loopdyn generate zoo --seed 36 --first I` writes case I
-as a model file. Every loop method runs each case with its default settings and the library's
-default run (dopri5 at rtol 1e-8, srm rk4 at h = 1e-3, the run watch on) for 2 s, against the
-absolute-coordinate reference (reference/, its own code path, its step refined per case). A run
-passes, is refused (stops with an error: the run watch, a singular configuration, ...), or is
-wrong: it completed off the reference. Wrong runs are listed after the table.
+Printed by `bench/zoo_results --seed 36 --count 130` (source `bench/zoo_results.cpp`; alone:
+`bench/run_zoo.sh --seed 36 --count 130`). `loopdyn generate zoo --seed 36 --first I` writes case I
+as a model file. 13 classes (four-bars of every Grashof class, five-bars, Bennett linkages, offset
+and isosceles slider-cranks, RSSR, RSCR, Bricard linkages, 3-RPS platforms; springs and dampers
+on some), 10 cases each. Every loop method, and `auto` (the default path: its choice and its
+hand-over to dca), runs each case as a user's default run does (`run()`: dopri5 at rtol 1e-8,
+srm rk4 at h = 1e-3, the run watch on) for 2 s, against the absolute-coordinate reference
+(reference/, its own code path, its step refined per case). A run passes, is refused (stops with
+an error: the run watch, a singular configuration, srm's own error check, ...), or is wrong: it
+completed off the reference. Wrong runs are listed after the table.
 
 TEXT
-"$build/bench/zoo_results" --seed 36 --count 280
+"$build/bench/zoo_results" --seed 36 --count 130

@@ -24,8 +24,8 @@
 //    own drift off the loops, never to another point of the motion:
 //        |Δq_k| <= F τ (max(1, L) + |q_k|),  |Δu_k| <= F τ (max(1, L) V + |u_k|),
 //    the integrator's error tolerance on that component (rtol · |x_k|, plus the closure's scale);
-//    checked for the methods whose state is joint coordinates (dca projects its absolute
-//    coordinates, which the closure check covers).
+//    checked on one-joint-state methods (dca projects its absolute coordinates, which the closure
+//    check covers; srm restarts its iterates from the last at every step and checks itself, srm.hpp).
 // F = kWatchFactor = 1e3, F_step = kWatchStepFactor = 30: on the bundled models over 10 s at
 // rtol 1e-8 the methods that close their loops by position analysis stay within 11 τ S_E and 3 τ
 // in closure, lagrange-dense within 169 τ S_E and 156 τ (its drift grows with time), dca within
