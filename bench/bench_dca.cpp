@@ -77,10 +77,12 @@
 #include <utility>
 #include <vector>
 
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/formulations/dca.hpp"
-#include "loopdyn/generators.hpp"
-#include "loopdyn/square_nets.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
+#include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/run/integrators.hpp"
 
 namespace {
 
@@ -173,7 +175,7 @@ struct Run {
         IntegratorSettings rk2;
         rk2.kind = IntegratorKind::rk2;
         rk2.dt = kStep;
-        formulation->start(rk2, c->q, c->u);
+        formulation->start(step_plan(rk2), c->q, c->u);
       }
       const int size = formulation->state_size();
       x0.resize(size);

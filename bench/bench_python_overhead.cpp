@@ -6,7 +6,8 @@
 // the same number the Python side prints.
 #include <benchmark/benchmark.h>
 
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "problem.hpp"
 
 namespace {

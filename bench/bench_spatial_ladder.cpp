@@ -30,9 +30,10 @@
 #include <memory>
 #include <string>
 
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/generators.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/formulations/registry.hpp"
 
 namespace {
 

@@ -42,9 +42,11 @@
 #include <utility>
 #include <vector>
 
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/square_nets.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
+#include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/run/integrators.hpp"
 
 namespace {
 
@@ -119,7 +121,7 @@ struct Run {
     v0 = model->v_index[model->joint_index("h0_0_pin")];
     rk2.kind = IntegratorKind::rk2;
     rk2.dt = kStep;
-    formulation->start(rk2, model->q0, model->u0);
+    formulation->start(step_plan(rk2), model->q0, model->u0);
     formulation->to_state(model->q0, model->u0, x0);
     step();
     formulation->to_joint(x, q, u);

@@ -11,8 +11,8 @@
 #include <deque>
 #include <string>
 
-#include "loopdyn/generators.hpp"
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
 
 namespace {
 

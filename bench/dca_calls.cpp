@@ -8,8 +8,8 @@
 #include <string>
 
 #include "loopdyn/formulations/dca.hpp"
-#include "loopdyn/generators.hpp"
-#include "loopdyn/model.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/core/model.hpp"
 
 using namespace loopdyn;
 

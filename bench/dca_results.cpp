@@ -18,9 +18,10 @@
 #include "problem.hpp"
 #include "loopdyn/formulations/dca.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/kinematics.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/core/kinematics.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
 
 namespace loopdyn {
 namespace {

@@ -14,11 +14,12 @@
 
 #include "absolute_coordinates.hpp"
 #include "iftomm_cases.hpp"
-#include "loopdyn/change_points.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/simulator.hpp"
-#include "loopdyn/square_nets.hpp"
+#include "loopdyn/loops/change_points.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
+#include "loopdyn/formulations/registry.hpp"
 
 using namespace loopdyn;
 

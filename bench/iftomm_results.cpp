@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "iftomm_cases.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/run/method_choice.hpp"
 
 using namespace loopdyn;
 

@@ -11,12 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/assembly.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/loops/assembly.hpp"
 #include "loopdyn/formulations/rcr.hpp"
-#include "loopdyn/generators.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
 
 namespace loopdyn {
 namespace {

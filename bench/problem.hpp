@@ -4,9 +4,9 @@
 #include <string>
 #include <utility>
 
-#include "loopdyn/assembly.hpp"
+#include "loopdyn/loops/assembly.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/loop_structure.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
 
 namespace loopdyn::bench {
 

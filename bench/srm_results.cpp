@@ -15,9 +15,10 @@
 #include "problem.hpp"
 #include "loopdyn/formulations/srm.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/simulator.hpp"
-#include "loopdyn/square_nets.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
+#include "loopdyn/formulations/registry.hpp"
 
 namespace loopdyn {
 namespace {

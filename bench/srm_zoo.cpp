@@ -12,9 +12,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/run.hpp"
-#include "loopdyn/zoo.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/run/run.hpp"
+#include "loopdyn/mechanisms/zoo.hpp"
 #include "zoo_runs.hpp"
 
 using namespace loopdyn;

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/zoo.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/mechanisms/zoo.hpp"
 #include "zoo_runs.hpp"
 
 using namespace loopdyn;

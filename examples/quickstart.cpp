@@ -2,7 +2,7 @@
 // auto, dopri5 at rtol 1e-8, the run watch on); prints the final angles and energy.
 #include <cstdio>
 
-#include "loopdyn/run.hpp"
+#include "loopdyn/run/run.hpp"
 
 int main() {
   using namespace loopdyn;

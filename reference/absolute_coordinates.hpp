@@ -38,7 +38,7 @@
 #include <Eigen/Dense>
 #include <vector>
 
-#include "loopdyn/mechanism.hpp"
+#include "loopdyn/core/mechanism.hpp"
 
 namespace loopdyn::reference {
 

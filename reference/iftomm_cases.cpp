@@ -8,9 +8,10 @@
 
 #include "absolute_coordinates.hpp"
 #include "andrews.hpp"
-#include "loopdyn/iftomm.hpp"
+#include "loopdyn/mechanisms/iftomm.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/kinematics.hpp"
+#include "loopdyn/core/kinematics.hpp"
+#include "loopdyn/run/integrators.hpp"
 
 namespace loopdyn::reference {
 

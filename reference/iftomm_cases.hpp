@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "absolute_coordinates.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/iftomm.hpp"
-#include "loopdyn/mechanism.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/mechanisms/iftomm.hpp"
+#include "loopdyn/core/mechanism.hpp"
+#include "loopdyn/run/simulator.hpp"
 
 namespace loopdyn::reference {
 

@@ -7,8 +7,9 @@
 
 #include "absolute_coordinates.hpp"
 #include "iftomm_cases.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/run.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/run/run.hpp"
+#include "loopdyn/formulations/registry.hpp"
 
 namespace loopdyn::reference {
 

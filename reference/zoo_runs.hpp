@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/integrators.hpp"
-#include "loopdyn/mechanism.hpp"
-#include "loopdyn/spatial.hpp"
+#include "loopdyn/run/integrators.hpp"
+#include "loopdyn/core/mechanism.hpp"
+#include "loopdyn/core/spatial.hpp"
+#include "loopdyn/formulations/registry.hpp"
 
 namespace loopdyn::reference {
 

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <variant>
 
-#include "loopdyn/mechanism.hpp"
+#include "loopdyn/core/mechanism.hpp"
 
 namespace loopdyn::test {
 

@@ -1,13 +1,13 @@
 // Aggregated bodies of paper 002 §4.2 (aggregate): the structure on hand-built mechanisms whose
 // aggregation is known (four-bars, the planar ladder in every layout, a gear, a cut-edge to
 // ground), and the defining properties on random mechanisms with coupled loops.
-#include "loopdyn/aggregation.hpp"
+#include "loopdyn/loops/aggregation.hpp"
 
 #include <algorithm>
 #include <set>
 
-#include "loopdyn/generators.hpp"
-#include "loopdyn/loop_structure.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

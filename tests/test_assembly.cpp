@@ -1,7 +1,7 @@
 // Assembly: exact coordinate increments (integrate_q), closing loops from perturbed
 // configurations (planar four-bar, random spatial loops of every constrained joint type), loops
 // that cannot close, and the `loopdyn assemble` command.
-#include "loopdyn/assembly.hpp"
+#include "loopdyn/loops/assembly.hpp"
 
 #include <unsupported/Eigen/MatrixFunctions>
 
@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/loop_structure.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
 #include "cli_support.hpp"
 #include "test_support.hpp"
 

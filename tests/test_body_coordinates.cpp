@@ -1,11 +1,11 @@
 // Inverse joint kinematics and the joint state ↔ body state maps: per joint type, coordinates →
 // transform → coordinates (equivalent coordinates, continuity through `near`, residuals of poses
 // the joint does not allow, speeds); per model, body_state then joint_state gives (q, u) back.
-#include "loopdyn/body_coordinates.hpp"
+#include "loopdyn/core/body_coordinates.hpp"
 
 #include <numbers>
 
-#include "loopdyn/kinematics.hpp"
+#include "loopdyn/core/kinematics.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "cli_support.hpp"
-#include "loopdyn/generators.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/zoo.hpp"
+#include "loopdyn/mechanisms/zoo.hpp"
 
 #include <array>
 #include <cstdio>

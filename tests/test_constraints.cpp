@@ -1,7 +1,7 @@
 // Loop-closure constraints: Φ, G and γ against each other by finite differences, and against the
 // joints' own motion (a loop joint that duplicates a tree joint is satisfied identically).
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

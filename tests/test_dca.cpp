@@ -4,10 +4,11 @@
 #include <filesystem>
 
 #include "loopdyn/formulations/dca.hpp"
-#include "loopdyn/generators.hpp"
-#include "loopdyn/simulator.hpp"
-#include "loopdyn/square_nets.hpp"
-#include "loopdyn/zoo.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
+#include "loopdyn/mechanisms/zoo.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

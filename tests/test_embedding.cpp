@@ -4,14 +4,16 @@
 #include <algorithm>
 #include <cmath>
 
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/formulations/embedding.hpp"
-#include "loopdyn/generators.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/linalg.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/simulator.hpp"
-#include "loopdyn/square_nets.hpp"
+#include "loopdyn/core/linalg.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
+#include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/run/method_choice.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -1,7 +1,7 @@
 // Force elements against the energy they derive from, and conservation laws over simulations.
-#include "loopdyn/forces.hpp"
+#include "loopdyn/core/forces.hpp"
 #include "loopdyn/formulations/tree.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/run/simulator.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

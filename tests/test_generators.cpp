@@ -9,11 +9,12 @@
 #include <limits>
 #include <map>
 
-#include "loopdyn/generators.hpp"
-#include "loopdyn/assembly.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/loops/assembly.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -17,12 +17,14 @@
 #include "absolute_coordinates.hpp"
 #include "andrews.hpp"
 #include "iftomm_cases.hpp"
-#include "loopdyn/change_points.hpp"
-#include "loopdyn/forces.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/iftomm.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/loops/change_points.hpp"
+#include "loopdyn/core/forces.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/mechanisms/iftomm.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/run/method_choice.hpp"
 
 using namespace loopdyn;
 

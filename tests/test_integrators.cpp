@@ -1,6 +1,6 @@
-// Tests of the time integrators (src/integrators.cpp): convergence orders of RK2/RK4, error control
+// Tests of the time integrators (src/run/integrators.cpp): convergence orders of RK2/RK4, error control
 // and dense output of DOPRI5, exact output times, the post-step hook, failure reporting, names.
-#include "loopdyn/integrators.hpp"
+#include "loopdyn/run/integrators.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Kinematics against finite differences of forward kinematics, on random trees with every joint
 // type: velocities (hence S and the Jacobians), accelerations (hence the Ṡu bias terms).
-#include "loopdyn/kinematics.hpp"
+#include "loopdyn/core/kinematics.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/formulations/gcp.hpp"
 #include "loopdyn/formulations/lagrange.hpp"
 #include "loopdyn/formulations/nullspace.hpp"
-#include "loopdyn/generators.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

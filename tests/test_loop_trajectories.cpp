@@ -2,10 +2,11 @@
 // and on a random spatial mechanism with two coupled loops (issues 5 and 7, "what it must show").
 #include <set>
 
-#include "loopdyn/assembly.hpp"
+#include "loopdyn/loops/assembly.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -5,11 +5,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/square_nets.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
 #include "loopdyn/formulations/tree.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/run/method_choice.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

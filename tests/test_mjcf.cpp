@@ -16,13 +16,14 @@
 #include <tuple>
 #include <vector>
 
-#include "loopdyn/assembly.hpp"
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/loops/assembly.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/io/mjcf.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/kinematics.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/model.hpp"
+#include "loopdyn/core/kinematics.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/core/model.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "cli_support.hpp"
 #include "test_support.hpp"
 

@@ -1,6 +1,7 @@
 // Model building: spanning tree, numbering, coordinate layout, loops, DOF, C++-builder errors.
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/loop_structure.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -12,10 +12,10 @@
 #include <string>
 #include <tuple>
 
-#include "loopdyn/generators.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/model.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/core/model.hpp"
 #include "mechanism_compare.hpp"
 #include "test_support.hpp"
 

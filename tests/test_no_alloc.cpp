@@ -7,18 +7,20 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "loopdyn/body_coordinates.hpp"
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/core/body_coordinates.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/formulations/dca.hpp"
 #include "loopdyn/formulations/srm.hpp"
-#include "loopdyn/generators.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/projection.hpp"
-#include "loopdyn/reactions.hpp"
-#include "loopdyn/row_choice.hpp"
-#include "loopdyn/square_nets.hpp"
-#include "loopdyn/tree_dynamics.hpp"
-#include "loopdyn/zoo.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/loops/projection.hpp"
+#include "loopdyn/loops/reactions.hpp"
+#include "loopdyn/loops/row_choice.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
+#include "loopdyn/mechanisms/zoo.hpp"
+#include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/run/integrators.hpp"
 #include "test_support.hpp"
 
 extern "C" {
@@ -146,7 +148,7 @@ TEST(NoAllocation, SrmAllocatesNothingPerStep) {
     Srm srm(c.model, settings);
     IntegratorSettings rk2;
     rk2.kind = IntegratorKind::rk2;
-    srm.start(rk2, c.q, c.u);
+    srm.start(step_plan(rk2), c.q, c.u);
     VecX x(srm.state_size()), dx(srm.state_size()), udot(c.model.nv);
     srm.to_state(c.q, c.u, x);
     EXPECT_EQ(allocations_in([&] { srm.derivative(0.0, x, dx); }), 0) << c.name;

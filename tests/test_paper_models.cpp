@@ -13,11 +13,12 @@
 #include <utility>
 #include <variant>
 
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/kinematics.hpp"
-#include "loopdyn/model.hpp"
+#include "loopdyn/core/kinematics.hpp"
+#include "loopdyn/core/model.hpp"
+#include "loopdyn/formulations/registry.hpp"
 
 namespace loopdyn {
 namespace {

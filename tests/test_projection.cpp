@@ -2,8 +2,8 @@
 // residuals after projection, the M-metric minimality of the corrections against an independent
 // null-space solve, rank-deficient and redundant rows, failures and their messages, and the
 // Simulator's drift with and without projection.
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/projection.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/loops/projection.hpp"
 
 #include <Eigen/SVD>
 
@@ -12,10 +12,11 @@
 #include <functional>
 #include <limits>
 
-#include "loopdyn/assembly.hpp"
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/loops/assembly.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/formulations/rcr.hpp"
-#include "loopdyn/generators.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

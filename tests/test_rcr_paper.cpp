@@ -5,7 +5,8 @@
 #include <cstdio>
 
 #include "loopdyn/formulations/rcr.hpp"
-#include "loopdyn/generators.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -2,18 +2,19 @@
 // force −Gᵀλ through independent frame Jacobians, tree joints against the Newton-Euler balance of
 // their subtrees (finite differences of the momentum, hand-computed pendulum and gear values),
 // no moment along free joint directions, and the Simulator's reaction columns.
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/reactions.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/loops/reactions.hpp"
 
 #include <Eigen/SVD>
 
 #include <cmath>
 #include <set>
 
-#include "loopdyn/assembly.hpp"
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/loops/assembly.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -6,8 +6,9 @@
 
 #include "absolute_coordinates.hpp"
 #include "iftomm_cases.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
 
 using namespace loopdyn;
 

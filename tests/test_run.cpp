@@ -8,11 +8,11 @@
 
 #include "absolute_coordinates.hpp"
 #include "iftomm_cases.hpp"
-#include "loopdyn/assembly.hpp"
+#include "loopdyn/loops/assembly.hpp"
 #include "loopdyn/formulations/gcp.hpp"
 #include "loopdyn/formulations/lagrange_dense.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/run.hpp"
+#include "loopdyn/run/run.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

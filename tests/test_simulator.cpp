@@ -1,11 +1,12 @@
 // Simulator: output times, recorded columns, CSV output, a formulation's own state layout.
 #include <sstream>
 
-#include "loopdyn/body_coordinates.hpp"
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/core/body_coordinates.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/formulations/tree.hpp"
 #include "loopdyn/io/csv.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -1,5 +1,5 @@
 // Spatial algebra identities (convention in spatial.hpp).
-#include "loopdyn/spatial.hpp"
+#include "loopdyn/core/spatial.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -2,13 +2,14 @@
 // and its order in h, the effect of the iterations, the drift of long runs, the stop where the
 // iterations do not converge, and the reactions from the iterates' multipliers.
 #include "loopdyn/formulations/srm.hpp"
-#include "loopdyn/iftomm.hpp"
+#include "loopdyn/mechanisms/iftomm.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/simulator.hpp"
-#include "loopdyn/run_watch.hpp"
-#include "loopdyn/square_nets.hpp"
-#include "loopdyn/zoo.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/run/run_watch.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
+#include "loopdyn/mechanisms/zoo.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

@@ -7,7 +7,7 @@
 #include <random>
 #include <string>
 
-#include "loopdyn/model.hpp"
+#include "loopdyn/core/model.hpp"
 
 namespace loopdyn::test {
 
@@ -105,12 +105,13 @@ inline VecX moved(const Model& model, const VecX& q, const VecX& du, double eps)
 
 #include <Eigen/SVD>
 
-#include "loopdyn/assembly.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/loops/assembly.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/simulator.hpp"
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
+#include "loopdyn/formulations/registry.hpp"
 
 namespace loopdyn::test {
 

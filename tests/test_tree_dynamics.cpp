@@ -5,7 +5,7 @@
 #include <Eigen/Eigenvalues>
 #include <atomic>
 
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {

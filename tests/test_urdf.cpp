@@ -12,12 +12,13 @@
 #include <string>
 
 #include "cli_support.hpp"
-#include "loopdyn/assembly.hpp"
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/loops/assembly.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/io/urdf.hpp"
-#include "loopdyn/kinematics.hpp"
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/core/kinematics.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "mechanism_compare.hpp"
 #include "test_support.hpp"
 

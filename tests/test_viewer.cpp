@@ -1,4 +1,4 @@
-// The viewer page (src/io/viewer.cpp) read back as data: the JSON block of the page is parsed and
+// The viewer page (src/viewer/viewer.cpp) read back as data: the JSON block of the page is parsed and
 // its float32 arrays decoded here (a decoder of the test's own), and compared with poses written
 // out by hand for a double pendulum, with the shapes a body's inertia implies, with the visuals of
 // the model, and the page refuses runs that do not match the model. The CSV reader's round trip and
@@ -17,7 +17,7 @@
 
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/io/viewer.hpp"
+#include "loopdyn/viewer/viewer.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -10,9 +10,9 @@
 
 #include "absolute_coordinates.hpp"
 #include "iftomm_cases.hpp"
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/zoo.hpp"
+#include "loopdyn/mechanisms/zoo.hpp"
 #include "zoo_runs.hpp"
 
 using namespace loopdyn;

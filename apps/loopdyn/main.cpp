@@ -12,24 +12,26 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "loopdyn/assembly.hpp"
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/loops/assembly.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/formulations/dca.hpp"
 #include "loopdyn/formulations/srm.hpp"
-#include "loopdyn/generators.hpp"
-#include "loopdyn/iftomm.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/mechanisms/iftomm.hpp"
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/io/mjcf.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/io/model_info.hpp"
 #include "loopdyn/io/urdf.hpp"
-#include "loopdyn/io/viewer.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/projection.hpp"
-#include "loopdyn/run.hpp"
-#include "loopdyn/simulator.hpp"
-#include "loopdyn/square_nets.hpp"
-#include "loopdyn/zoo.hpp"
+#include "loopdyn/viewer/viewer.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/loops/projection.hpp"
+#include "loopdyn/run/run.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
+#include "loopdyn/mechanisms/zoo.hpp"
+#include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/run/method_choice.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "loopdyn/spatial.hpp"
+#include "loopdyn/core/spatial.hpp"
 
 namespace loopdyn::python {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/integrators.hpp"
+#include "loopdyn/run/integrators.hpp"
 
 namespace loopdyn::python {
 

@@ -7,9 +7,10 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/run.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/run/run.hpp"
+#include "loopdyn/formulations/registry.hpp"
 
 namespace loopdyn::python {
 

@@ -9,15 +9,16 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
-#include "loopdyn/assembly.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/generators.hpp"
-#include "loopdyn/iftomm.hpp"
+#include "loopdyn/loops/assembly.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/mechanisms/iftomm.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/io/model_info.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/projection.hpp"
-#include "loopdyn/square_nets.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/loops/projection.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
+#include "loopdyn/run/method_choice.hpp"
 
 namespace loopdyn::python {
 

@@ -1,9 +1,9 @@
 // The _loopdyn extension: loopdyn's C++ library for Python (python/loopdyn/__init__.py wraps it).
 // loopdyn's error kinds become one Python exception class each, with the library's message.
 #include "bindings.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/mechanism.hpp"
-#include "loopdyn/run_watch.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/core/mechanism.hpp"
+#include "loopdyn/run/run_watch.hpp"
 
 PYBIND11_MODULE(_loopdyn, m) {
   namespace py = pybind11;

@@ -1,4 +1,4 @@
-// loopdyn.view: the viewer's page (loopdyn/io/viewer.hpp) of a run, for a model file. The model is
+// loopdyn.view: the viewer's page (loopdyn/viewer/viewer.hpp) of a run, for a model file. The model is
 // read from its file here, not taken from a Model: the page draws the file's visuals, which a
 // Model does not keep.
 #include <pybind11/numpy.h>
@@ -9,7 +9,7 @@
 #include "bindings.hpp"
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/io/viewer.hpp"
+#include "loopdyn/viewer/viewer.hpp"
 
 namespace loopdyn::python {
 

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "loopdyn/assembly.hpp"
+#include "loopdyn/loops/assembly.hpp"
 
 namespace loopdyn {
 

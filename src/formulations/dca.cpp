@@ -16,10 +16,10 @@
 #include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 
-#include "../constraint_rows.hpp"
-#include "loopdyn/kinematics.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "setting_check.hpp"
+#include "loops/constraint_rows.hpp"
+#include "loopdyn/core/kinematics.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "formulations/setting_check.hpp"
 
 namespace loopdyn {
 
@@ -460,7 +460,7 @@ Dca::Dca(const Model& model, const FormulationSettings& settings)
 
 Dca::~Dca() = default;
 
-void Dca::start(const IntegratorSettings& /*integrator*/, const VecX& q0, const VecX& /*u0*/) {
+void Dca::start(const StepPlan& /*plan*/, const VecX& q0, const VecX& /*u0*/) {
   warm_lambda_.setZero();
   refresh_warm_ = true;
   q_near_ = q0;

@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "loopdyn/linalg.hpp"
-#include "loopdyn/loop_structure.hpp"
+#include "loopdyn/core/linalg.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
 
 namespace loopdyn {
 

@@ -3,7 +3,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "loopdyn/loop_structure.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
 
 namespace loopdyn {
 

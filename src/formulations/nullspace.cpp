@@ -1,6 +1,6 @@
 #include "loopdyn/formulations/nullspace.hpp"
 
-#include "loopdyn/loop_structure.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
 
 namespace loopdyn {
 

@@ -7,9 +7,9 @@
 #include <limits>
 #include <sstream>
 
-#include "loopdyn/aggregation.hpp"
-#include "loopdyn/linalg.hpp"
-#include "loopdyn/loop_structure.hpp"
+#include "loopdyn/loops/aggregation.hpp"
+#include "loopdyn/core/linalg.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
 
 namespace loopdyn {
 

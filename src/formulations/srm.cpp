@@ -7,19 +7,15 @@
 
 #include <Eigen/Eigenvalues>
 
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/run_watch.hpp"  // RunWatchError
-#include "setting_check.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/core/errors.hpp"
+#include "formulations/setting_check.hpp"
 
 namespace loopdyn {
 
 namespace {
 
 void check_setting(bool ok, const char* what, double value) { detail::check_setting(ok, "srm", what, value); }
-
-// Largest h·a/ε on the negative real axis for which the method is stable (the real stability
-// interval of Heun's RK2 is [−2, 0], of classical RK4 about [−2.785, 0]).
-double real_stability_limit(IntegratorKind kind) { return kind == IntegratorKind::rk2 ? 2.0 : 2.785; }
 
 }  // namespace
 
@@ -47,13 +43,13 @@ Srm::Srm(const Model& model, const FormulationSettings& settings)
   weight_energy_ = mass * model.gravity.norm();  // m g × 1 m (J)
 }
 
-void Srm::start(const IntegratorSettings& integrator, const VecX& q0, const VecX& u0) {
-  if (integrator.kind == IntegratorKind::dopri5)
+void Srm::start(const StepPlan& plan, const VecX& q0, const VecX& u0) {
+  if (!plan.fixed_step)
     throw std::invalid_argument(
-        "srm needs a fixed-step explicit integrator (--integrator rk2 or rk4), not dopri5: its regularization "
-        "ε is tied to the step (ε ~ h, paper 003 §3.3) and its λ_0 to the previous step, and dopri5 chooses its "
-        "own steps");
-  const double h = integrator.dt;
+        "srm needs a fixed-step explicit integrator (--integrator rk2 or rk4), not " + std::string(plan.integrator) +
+        ": its regularization ε is tied to the step (ε ~ h, paper 003 §3.3) and its λ_0 to the previous step, and " +
+        std::string(plan.integrator) + " chooses its own steps");
+  const double h = plan.step;
   check_setting(std::isfinite(h) && h > 0.0, "needs a fixed step (--dt) that is finite and > 0", h);
   lambda0_.setZero();
   lambda_.setZero();
@@ -71,13 +67,13 @@ void Srm::start(const IntegratorSettings& integrator, const VecX& q0, const VecX
   a_min_ = spectrum.smallest;
   const double a_max = a_max_;
   const double rate = iterations_ * h * a_max;  // h · S a_max / ε at ε = 1
-  const double limit = rate / real_stability_limit(integrator.kind);
+  const double limit = rate / plan.stability_limit;
   epsilon_ = epsilon_setting_ ? *epsilon_setting_ : rate;
   if (epsilon_ < limit) {
     std::ostringstream s;
     s << "srm: ε = " << epsilon_ << " s/kg (--srm-epsilon) is below the explicit stability limit of "
-      << to_string(integrator.kind) << " with h = " << h << " s and " << iterations_
-      << " iterates: h·S·a_max/ε must stay below " << real_stability_limit(integrator.kind) << " (a_max = " << a_max
+      << plan.integrator << " with h = " << h << " s and " << iterations_
+      << " iterates: h·S·a_max/ε must stay below " << plan.stability_limit << " (a_max = " << a_max
       << " kg⁻¹, the largest eigenvalue of G M⁻¹ Gᵀ at the initial configuration). Use ε >= " << limit
       << ", a smaller --dt, or leave --srm-epsilon unset (ε = h·S·a_max = " << rate << ")";
     throw std::invalid_argument(s.str());

@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "loopdyn/io/mjcf.hpp"
-#include "loopdyn/joints.hpp"
-#include "loopdyn/model.hpp"
+#include "loopdyn/core/joints.hpp"
+#include "loopdyn/core/model.hpp"
 
 namespace loopdyn {
 

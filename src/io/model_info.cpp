@@ -1,8 +1,10 @@
 #include "loopdyn/io/model_info.hpp"
 
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/loop_structure.hpp"
-#include "loopdyn/constraints.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/loops/constraints.hpp"
+#include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/run/method_choice.hpp"
 
 namespace loopdyn {
 

@@ -18,7 +18,7 @@
 #include <string_view>
 
 #include "io/edit_distance.hpp"
-#include "urdf_xml.hpp"
+#include "io/urdf_xml.hpp"
 
 namespace loopdyn {
 namespace {

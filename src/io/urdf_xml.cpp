@@ -1,4 +1,4 @@
-#include "urdf_xml.hpp"
+#include "io/urdf_xml.hpp"
 
 #include <charconv>
 #include <cmath>

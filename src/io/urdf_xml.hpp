@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/mechanism.hpp"
+#include "loopdyn/core/mechanism.hpp"
 
 namespace loopdyn::urdf_xml {
 

@@ -45,9 +45,9 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/constraints.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/linalg.hpp"
+#include "loopdyn/loops/constraints.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/core/linalg.hpp"
 
 namespace loopdyn {
 

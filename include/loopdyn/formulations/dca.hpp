@@ -83,11 +83,11 @@
 #include <cstddef>
 #include <memory>
 
-#include "loopdyn/constraints.hpp"
-#include "loopdyn/body_coordinates.hpp"
-#include "loopdyn/forces.hpp"
-#include "loopdyn/linalg.hpp"
-#include "loopdyn/formulation.hpp"
+#include "loopdyn/loops/constraints.hpp"
+#include "loopdyn/core/body_coordinates.hpp"
+#include "loopdyn/core/forces.hpp"
+#include "loopdyn/core/linalg.hpp"
+#include "loopdyn/formulations/formulation.hpp"
 
 namespace loopdyn {
 
@@ -105,7 +105,7 @@ class Dca final : public Formulation {
   std::string_view name() const override { return "dca"; }
   bool crosses_singular_configurations() const override { return true; }
   /// Forgets the last evaluation's multipliers (the first λ* of the next evaluation).
-  void start(const IntegratorSettings& integrator, const VecX& q0, const VecX& u0) override;
+  void start(const StepPlan& plan, const VecX& q0, const VecX& u0) override;
 
   /// u̇ of the joint state (q, u): dca's body accelerations at the absolute state of (q, u), mapped
   /// to each tree joint's speeds.

@@ -32,10 +32,10 @@
 // bodies are bounded; no allocation per call once the partitions are chosen.
 #pragma once
 
-#include "loopdyn/aggregation.hpp"
+#include "loopdyn/loops/aggregation.hpp"
 #include "loopdyn/formulations/coordinate_partition.hpp"
-#include "loopdyn/row_choice.hpp"
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/loops/row_choice.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
 
 namespace loopdyn {
 

@@ -8,10 +8,10 @@
 // constraint G u̇ = γ̄, γ̄ = γ − 2α Φ̇ − β² Φ (001 eq 9; α = β = 0 gives 001 eq 4).
 #pragma once
 
-#include "loopdyn/constraints.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/linalg.hpp"
-#include "loopdyn/row_choice.hpp"
+#include "loopdyn/loops/constraints.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/core/linalg.hpp"
+#include "loopdyn/loops/row_choice.hpp"
 
 namespace loopdyn {
 

@@ -8,7 +8,7 @@
 #include <Eigen/Cholesky>
 
 #include "loopdyn/formulations/lagrange.hpp"
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
 
 namespace loopdyn {
 

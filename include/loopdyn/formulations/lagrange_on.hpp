@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "loopdyn/formulations/lagrange.hpp"
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
 
 namespace loopdyn {
 

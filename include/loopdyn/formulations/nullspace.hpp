@@ -13,8 +13,8 @@
 #include <Eigen/LU>
 
 #include "loopdyn/formulations/coordinate_partition.hpp"
-#include "loopdyn/row_choice.hpp"
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/loops/row_choice.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
 
 namespace loopdyn {
 

@@ -71,9 +71,9 @@
 // loops solved before it. O(n + m), like the rest.
 #pragma once
 
-#include "loopdyn/constraints.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/loops/constraints.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
 
 namespace loopdyn {
 

@@ -54,9 +54,9 @@
 
 #include <algorithm>
 
-#include "loopdyn/constraints.hpp"
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/loops/constraints.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
 
 namespace loopdyn {
 
@@ -66,7 +66,7 @@ class Srm final : public Formulation {
   Srm(const Model& model, const FormulationSettings& settings);
   std::string_view name() const override { return "srm"; }
 
-  void start(const IntegratorSettings& integrator, const VecX& q0, const VecX& u0) override;
+  void start(const StepPlan& plan, const VecX& q0, const VecX& u0) override;
   /// srm refuses runs that can reach a change point (with on_singular = stop): the constraint
   /// directions lose their stiffness there, and its iterates stop converging.
   std::string change_point_refusal() const override;

@@ -2,8 +2,8 @@
 // O(n) (Featherstone Table 7.1; Jain 002 §6, eq 42 and Algorithm 6.1).
 #pragma once
 
-#include "loopdyn/formulation.hpp"
-#include "loopdyn/tree_dynamics.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/core/tree_dynamics.hpp"
 
 namespace loopdyn {
 

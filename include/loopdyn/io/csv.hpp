@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "loopdyn/simulator.hpp"
+#include "loopdyn/run/simulator.hpp"
 
 namespace loopdyn {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "loopdyn/mechanism.hpp"
+#include "loopdyn/core/mechanism.hpp"
 
 namespace loopdyn {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/mechanism.hpp"
+#include "loopdyn/core/mechanism.hpp"
 
 namespace loopdyn {
 

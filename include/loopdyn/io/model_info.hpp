@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "loopdyn/model.hpp"
+#include "loopdyn/core/model.hpp"
 
 namespace loopdyn {
 

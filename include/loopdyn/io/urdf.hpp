@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/mechanism.hpp"
+#include "loopdyn/core/mechanism.hpp"
 
 namespace loopdyn {
 

@@ -1,0 +1,193 @@
+// Change points of the loops (singular configurations where branches of the motion meet) found
+// before a run, and crossed during it by steps whose stages keep away from them.
+//
+// At a change point the kept constraint rows lose rank (σ_min(G) = 0) and, for an instant, the
+// mechanism has more degrees of freedom (IFToMM A02: the N-four-bar with every link on one line;
+// paper 001's parallelogram with its crank on the base). The motion that continues is smooth, but
+// every joint-coordinate method evaluates its right-hand side through G (dependent speeds G_D⁻¹,
+// multipliers (G M⁻¹Gᵀ)⁻¹), so a stage state off the manifold by δ (the integration or
+// position-analysis error) takes a derivative error of order δ / σ_min(G). An adaptive step whose
+// stage lands close to the change point either is rejected over and over (dopri5's step size
+// underflows) or is accepted with a polluted derivative: the energy jumps at that passage (1e-8
+// of the weight scale on A02 with N = 4, the marker 7e-6 m off ten passages later).
+//
+// Survey (before the run, mechanisms whose loops leave one degree of freedom): the configuration
+// space is then a curve, which survey_change_points() walks from q0 by predictor–corrector
+// continuation (tangent = null vector of G, corrector = the mass-orthogonal projection of
+// projection.hpp, steps of kWalkStep in the largest speed component) until it closes or after
+// kWalkSteps steps. The indicator ρ(q) = σ₂(G) / σ₁(G) over the non-zero singular values (the
+// smallest one that is not the curve's tangent) dips to zero at a change point; a dip below
+// kDip between walk points is located by golden-section search along the curve and kept as a
+// change point when ρ falls below kVanish there.
+//
+// Crossing (dopri5): the ChangePointMonitor measures, at every accepted state, the signed offset
+// d along the curve's tangent at each change point (revolute and prismatic coordinates; angles
+// wrapped) and its rates, and predicts the time t* at which d = 0 from d + ḋτ + ½ d̈ τ² = 0.
+// Before every step adjust_step() places a predicted t* at 0.55 h, in the widest gap between
+// dopri5's stage abscissae (0.3 and 0.8: the nearest stage is 0.25 h away), or shortens the
+// step before so that the next one of the controller's size straddles it. The side of the
+// crossing is then decided by the velocity, as in the physics. A step over which d changes sign
+// is a crossing, reported with its time, loops and the rank of the rows before and at the point.
+// Branch (every integrator): through a change point the physical motion keeps its tangent, so
+// within kImminentOffset of a point the velocity stays along the point's tangent, off it by the
+// curve's bend over that offset only (below 5e-5 rad within 0.25 rad of A02's points). A velocity
+// more than kBranchTurn off it there is turning onto another branch: with dopri5 below ~1e-11,
+// steps shrink to 1e-14 s next to the point and the state creeps onto the other branch while its
+// velocity turns (A02 with N = 4: embedding at 1e-12 and nullspace at 2e-12 turned by 0.8 rad and
+// ended 2 m off the exact motion, without a word). turned() reports it and the Simulator stops.
+//
+// Scope: one degree of freedom (every IFToMM case with a change point); with more, the space of
+// configurations is not a curve and the survey reports why it did not run. Cost: the walk is
+// O(kWalkSteps · (nv³ + m³)) once per run, skipped when nv > kSurveyLargestNv.
+//
+// Guard (mechanisms the survey does not walk, loops with more than one degree of freedom): the
+// singular configurations then form surfaces that no walk before the run can list, and a motion
+// may cross them many times (paper 003's square net, hanging under gravity, flattens a square
+// about 25 times in its second half-second). Measured on the 4 x 4 net (dopri5 at 1e-10, against
+// dca at 1e-10 and 1e-11, which agree within 2e-7 rad over 1 s): embedding leaves the motion
+// after the third passage (0.07 rad off at 0.7 s), nullspace at 1e-11 at the first, gcp with
+// --project ends 5.8 J off, lagrange-dense with rk4 gains 45 J, each without a word. The
+// SingularityGuard follows ρ(q) = σ_min/σ_max of the kept rows over the singular values that are
+// not zero at the start (rows redundant everywhere excluded) at every accepted state, and fires
+// when ρ falls below kGuardNear ρ(q0), or when the last two states extrapolate to below it within
+// one more step of the same length (a crossing between two fixed steps); the Simulator then stops
+// every method that cannot cross it (Formulation::crosses_singular_configurations) with a
+// SingularConfigurationError. On that net ρ stays within [0.55, 1] ρ(q0) for its first 0.5 s and
+// passes 0 like |t − t*| at each passage (slope 16 ρ(q0) per second). Cost: one m³ eigenvalue
+// solve per accepted step, m ≤ kGuardLargestRows.
+#pragma once
+
+#include <Eigen/Eigenvalues>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "loopdyn/loops/constraints.hpp"
+#include "loopdyn/core/kinematics.hpp"
+#include "loopdyn/core/model.hpp"
+
+namespace loopdyn {
+
+struct ChangePoint {
+  VecX q;                  ///< (nq) configuration at the point
+  VecX tangent;            ///< (nv) unit tangent of the walked curve there
+  int rank_regular = 0;    ///< rank of the kept rows away from it
+  int rank_at_point = 0;   ///< rank at it
+  double indicator = 0.0;  ///< ρ found there (σ ratio, ~0)
+  double potential = 0.0;  ///< gravity and spring energy at q (J)
+  std::string loops;       ///< loop joints (or couplings) whose rows lose rank, quoted
+};
+
+struct ChangePointSurvey {
+  bool walked = false;   ///< the curve was walked (else `why_not`)
+  bool closed = false;   ///< the walk came back to q0 (else it stopped after kWalkSteps)
+  int steps = 0;         ///< walk steps taken
+  std::string why_not;
+  std::vector<ChangePoint> points;
+};
+
+inline constexpr double kWalkStep = 0.02;     ///< largest speed-space component of a walk step (rad, m)
+inline constexpr int kWalkSteps = 4000;       ///< walk length limit
+inline constexpr int kSurveyLargestNv = 400;  ///< larger mechanisms are not surveyed
+inline constexpr double kDip = 0.1;           ///< ρ below which a local minimum is searched
+inline constexpr double kVanish = 1e-6;       ///< ρ below which that minimum is a change point
+
+/// Walks the configuration curve through q0 (see the file comment). q0 must close the loops.
+ChangePointSurvey survey_change_points(const Model& model, const Constraints& constraints, const VecX& q0);
+
+/// True when the motion from (q0, u0) may reach `point`: its potential energy is within the
+/// initial total energy, unless applied forces or torques can add energy (springs and dampers
+/// cannot).
+bool may_reach(const Model& model, const ChangePoint& point, const VecX& q0, const VecX& u0);
+
+/// "loops 'C1', 'C2' (rank 8 -> 6) at q.crank = 3.14159 ..." for messages.
+std::string describe(const Model& model, const ChangePoint& point);
+
+/// A change point crossed during a run.
+struct ChangePointCrossing {
+  double t = 0.0;         ///< time at which the offset along the tangent vanished (interpolated)
+  int point = 0;          ///< index in the survey
+  int rank_regular = 0;   ///< as ChangePoint
+  int rank_at_point = 0;
+  std::string loops;
+};
+
+class ChangePointMonitor {
+ public:
+  ChangePointMonitor(const Model& model, std::vector<ChangePoint> points);
+
+  bool enabled() const { return !points_.empty(); }
+  /// Records an accepted state; returns true when the step that ended here crossed a change
+  /// point, which last() then describes.
+  bool observe(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u);
+  /// The step to take from t (the last observed time) instead of h (see the file comment).
+  double adjust_step(double t, double h) const;
+  const ChangePointCrossing& last() const { return last_; }
+  /// The change point the last observed state is next to (kImminentOffset along its tangent), or
+  /// nullptr.
+  const ChangePoint* imminent() const;
+  /// The change point next to which the last observed velocity is more than kBranchTurn off the
+  /// point's tangent (turning onto another branch; see the file comment), or nullptr; `angle`
+  /// receives that angle (rad).
+  const ChangePoint* turned(double& angle) const;
+
+ private:
+  struct Offset {
+    bool near = false;   ///< within kNearOffset of the point in every measured coordinate
+    double d = 0.0, rate = 0.0;
+    double turn = 0.0;  ///< angle (rad) between the velocity and the tangent, measured coordinates
+  };
+  Offset offset(int point, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u) const;
+  /// Time to the next zero of the offset of `point` (infinity when none ahead).
+  double time_to(int point) const;
+
+  const Model& model_;
+  std::vector<ChangePoint> points_;
+  std::vector<int> measured_;             ///< speeds of revolute and prismatic joints
+  std::vector<Offset> now_, before_;      ///< per point, at the last two accepted states
+  double t_now_ = 0.0, t_before_ = 0.0;
+  bool have_now_ = false, have_before_ = false;
+  ChangePointCrossing last_;
+};
+
+/// Singular configurations met during a run of a mechanism that the survey did not walk (the file
+/// comment). `observe` is called at every accepted state.
+class SingularityGuard {
+ public:
+  SingularityGuard(const Model& model, const Constraints& constraints, const VecX& q0);
+
+  /// False when the rows are too many to be guarded (kGuardLargestRows).
+  bool enabled() const { return enabled_; }
+  /// True when the loops at q are near a singular configuration, or predicted to cross one within
+  /// the next step; describe() then says where.
+  bool observe(const Eigen::Ref<const VecX>& q);
+  /// "the loops 'a', 'b' come near a singular configuration (σ_min/σ_max ..., ... at the start ...)".
+  std::string describe() const;
+  /// ρ at the last observed state, relative to ρ(q0).
+  double relative_indicator() const { return rho_ / rho0_; }
+
+ private:
+  /// ρ at q (into rho_), with the eigenvectors when `vectors`.
+  double indicator(const Eigen::Ref<const VecX>& q, bool vectors);
+
+  const Model& model_;
+  const Constraints& cons_;
+  bool enabled_ = false;
+  KinematicsData kin_;
+  ConstraintData data_;
+  MatX G_, GGt_;
+  Eigen::SelfAdjointEigenSolver<MatX> eig_;
+  int structural_ = 0;  ///< singular values that are zero at q0 (rows redundant everywhere)
+  double rho0_ = 1.0, rho_ = 1.0, rho_before_ = 1.0;
+  bool have_before_ = false, predicted_ = false;
+  std::string loops_;  ///< where it fired
+};
+
+/// Angle (rad) between the velocity and a change point's tangent, within kImminentOffset of it,
+/// above which the motion is turning onto another branch: the bend of a curve over 1e-2 rad
+/// reaches it only at a curvature of 5 rad⁻¹, 2.5e4 times A02's.
+inline constexpr double kBranchTurn = 0.05;
+inline constexpr double kGuardNear = 1e-2;        ///< ρ/ρ(q0) below which the guard fires
+inline constexpr int kGuardLargestRows = 400;     ///< more kept rows are not guarded
+
+}  // namespace loopdyn

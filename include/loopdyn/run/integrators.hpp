@@ -1,0 +1,64 @@
+// Time integrators for first-order systems ẋ = f(t, x): fixed-step Heun (RK2) and classical RK4,
+// adaptive Dormand–Prince 5(4) with PI step-size control and dense output (Hairer, Nørsett,
+// Wanner, Solving ODEs I, II.4-II.6). A post-step hook runs after every accepted step
+// (quaternion normalization, constraint projection).
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "loopdyn/core/errors.hpp"
+#include "loopdyn/core/spatial.hpp"
+#include "loopdyn/formulations/step_plan.hpp"
+
+namespace loopdyn {
+
+/// A first-order system of fixed size.
+class OdeSystem {
+ public:
+  virtual ~OdeSystem() = default;
+  virtual int size() const = 0;
+  /// dx = f(t, x); dx is sized size() on entry.
+  virtual void rhs(double t, const VecX& x, VecX& dx) = 0;
+  /// Called on the state after every accepted step; may modify it (normalize, project).
+  virtual void post_step(double /*t*/, VecX& /*x*/) {}
+  /// dopri5 asks before every step attempt from the last accepted time t with the controller's
+  /// step h; the system may return a shorter one (a change point ahead: change_points.hpp).
+  virtual double adjust_step(double /*t*/, double h) { return h; }
+};
+
+enum class IntegratorKind { rk2, rk4, dopri5 };
+std::optional<IntegratorKind> parse_integrator(std::string_view name);
+std::string_view to_string(IntegratorKind kind);
+
+struct IntegratorSettings {
+  IntegratorKind kind = IntegratorKind::rk4;
+  double dt = 1e-3;       ///< fixed step (rk2, rk4); initial step guess for dopri5 (<= 0: automatic)
+  double rtol = 1e-8;     ///< dopri5 relative tolerance
+  double atol = 1e-10;    ///< dopri5 absolute tolerance
+  double dt_max = std::numeric_limits<double>::infinity();  ///< dopri5 largest step
+  long max_steps = 100'000'000;
+};
+
+/// What a formulation is told of the integrator (Formulation::start).
+StepPlan step_plan(const IntegratorSettings& settings);
+
+struct IntegrationStats {
+  long rhs_evaluations = 0;
+  long steps_accepted = 0;
+  long steps_rejected = 0;
+};
+
+/// Integrates from (t0, x0) and calls output(t, x) at every time of t_out (sorted, >= t0).
+/// Fixed-step methods shorten the step that would pass an output time so that it lands on it;
+/// dopri5 reports output times by dense output (Hairer's 4th-order continuous extension) without
+/// shortening its steps. Returns the work done.
+IntegrationStats integrate(OdeSystem& system, const IntegratorSettings& settings, double t0, const VecX& x0,
+                           const std::vector<double>& t_out,
+                           const std::function<void(double t, const VecX& x)>& output);
+
+}  // namespace loopdyn

@@ -1,0 +1,45 @@
+// The `auto` choice of method: which formulation a run uses when the user names none, and why.
+#pragma once
+
+#include <string>
+
+#include "loopdyn/core/model.hpp"
+#include "loopdyn/run/integrators.hpp"
+
+namespace loopdyn {
+
+/// The method `--method auto` picks, and why (docs/methods.md, "Which method"):
+///  * `tree` without loops and couplings;
+///  * `embedding` when every aggregated body (002 §4.2) has at most kSmallAggregatedBody joint
+///    speeds: its cost is linear in the number of aggregated bodies and cubic in the size of each;
+///  * `rcr` when an aggregated body is larger but its scope (Rcr::out_of_scope: loops coupled
+///    only through a common base, each closable on its own at configuration q) covers the
+///    mechanism: it stays linear in the size of the aggregated body (the spatial ladder of 000 §4.3);
+///  * `srm` when the largest aggregated body has at least kSrmAggregatedBody speeds and the
+///    integrator has a fixed step (rk2, rk4): the only linear method left, whose regularization
+///    error falls like h² at least (docs/methods.md); from that size on a step costs less than
+///    lagrange-dense's (docs/performance.md). Not with dopri5: its tolerances set the accuracy,
+///    which a regularization tied to the step cannot honour;
+///  * `lagrange-dense` otherwise: one aggregated body then holds a large part of the mechanism,
+///    and embedding's local analyses cost as much as the dense solve without its simplicity;
+///  * but `embedding` whenever the motion from (q, the model's u0) can reach a change point of the
+///    loops (change_points.hpp): the Lagrange methods refuse those, and on the IFToMM N-four-bar
+///    with 40 loops rcr, gcp and nullspace end 1.1e-6 to 1.4e-6 m off while embedding stays within
+///    3e-7 m (docs/results.md). The margin is not robust: the excess is energy lost at the
+///    crossings by round-off amplified near the point, and small changes of the position
+///    tolerance reorder the methods (issue 14).
+/// `loopdyn simulate` starts again with `dca` when the choice stops at a singular configuration
+/// (a SingularConfigurationError: the SingularityGuard of change_points.hpp on loops with more
+/// than one degree of freedom, or a method's own check).
+struct MethodChoice {
+  std::string method;
+  std::string reason;
+};
+inline constexpr int kSmallAggregatedBody = 12;
+inline constexpr int kSrmAggregatedBody = 64;
+/// integrator: the run's (dopri5, the default, stands for accuracy set by tolerances).
+MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind integrator = IntegratorKind::dopri5);
+/// default_method at the model's initial configuration.
+MethodChoice default_method(const Model& model, IntegratorKind integrator = IntegratorKind::dopri5);
+
+}  // namespace loopdyn

@@ -1,0 +1,78 @@
+// The run layer: what `loopdyn simulate` and Python's `loopdyn.simulate` both do, so that the rules
+// of a run live once, in the library, and the front ends only parse and print.
+//  * the integrator: dopri5 (error-controlled, rtol 1e-8, atol 1e-10) unless one is asked for; a
+//    method that runs with fixed steps only (srm) gets rk4 at dt;
+//  * the method: `auto` picks one (default_method); the singularity guard and the run watch
+//    (run_watch.hpp) follow FormulationSettings::on_singular and RunSettings::simulation.watch;
+//  * the hand-over: when `auto`'s choice stops for any reason of the run (a singular
+//    configuration, the watch, an integration failure, a position analysis that fails), the run
+//    starts again with dca, which crosses singular configurations, and the reason is kept;
+//  * a stop never loses the rows computed before it: RunResult::trajectory holds them and
+//    RunResult::stop says why the run ended early.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/run/simulator.hpp"
+#include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/run/method_choice.hpp"
+
+namespace loopdyn {
+
+struct RunSettings {
+  std::string method = "auto";
+  /// Unset: dopri5, or rk4 for a fixed-step method (MethodInfo::fixed_step).
+  std::optional<IntegratorKind> integrator;
+  /// Everything else of the run: integrator tolerances and step, t_end, output_dt, projection,
+  /// reactions, diagnostics, watch. Its integrator.kind and guard_singular_configurations are set
+  /// by run() from `integrator` and formulation.on_singular.
+  SimulationSettings simulation;
+  FormulationSettings formulation;
+};
+
+/// Why a run ended before t_end.
+enum class RunStopKind { none, singular_configuration, watch, integration, failure, cancelled };
+struct RunStop {
+  RunStopKind kind = RunStopKind::none;
+  std::string message;
+};
+
+/// One method handed the run over to another: which, and why it stopped.
+struct Handover {
+  std::string from, to, reason;
+};
+
+struct RunResult {
+  Trajectory trajectory;  ///< the rows of the method that ran last, up to its stop
+  std::string method;     ///< the method that ran last
+  IntegratorKind integrator = IntegratorKind::dopri5;
+  std::optional<MethodChoice> choice;  ///< `auto`'s choice and its reason
+  std::vector<Handover> handovers;
+  std::unique_ptr<Formulation> formulation;  ///< the last method's, for its own summary
+  double wall_seconds = 0.0;                 ///< of the last method's run
+  RunStop stop;
+  bool completed() const { return stop.kind == RunStopKind::none; }
+};
+
+struct RunCallbacks {
+  std::function<void(double t)> progress;            ///< at every output time
+  std::function<void(const FormulationEvent&)> event;  ///< a method's reports, as they happen
+  std::function<void(const Handover&)> handover;     ///< when `auto` starts again with another method
+  std::function<bool()> cancelled;                   ///< polled at every output time: stop the run
+};
+
+/// The integrator a run of `method` uses with these settings (see above).
+IntegratorKind run_integrator(const RunSettings& settings, std::string_view method);
+
+/// Runs the model from (q0, u0), a consistent state (assemble or check it first). Settings that
+/// cannot run (unknown method, a method out of scope, bad numbers) throw as make_formulation and
+/// Simulator do; a stop during the run returns with RunResult::stop set and the rows so far.
+RunResult run(const Model& model, const VecX& q0, const VecX& u0, const RunSettings& settings,
+              const RunCallbacks& callbacks = {});
+
+}  // namespace loopdyn

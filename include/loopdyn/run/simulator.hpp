@@ -1,0 +1,130 @@
+// Simulator: ties a Model, a Formulation and an integrator over the formulation's state x
+// (Formulation::state_size etc.; [q; u] for the methods in joint coordinates), and records a
+// Trajectory of joint coordinates at the output times. Optionally projects every accepted step onto the
+// constraint manifold (projection.hpp) and records joint reaction forces (reactions.hpp).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loopdyn/loops/change_points.hpp"
+#include "loopdyn/loops/constraints.hpp"
+#include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/run/integrators.hpp"
+#include "loopdyn/loops/projection.hpp"
+#include "loopdyn/loops/reactions.hpp"
+#include "loopdyn/run/run_watch.hpp"
+
+namespace loopdyn {
+
+struct SimulationSettings {
+  IntegratorSettings integrator;
+  double t_end = 10.0;
+  double output_dt = 0.01;  ///< rows at 0, output_dt, 2 output_dt, ... and t_end
+  /// Mass-orthogonal projection of q, then u, after every accepted step, for any formulation
+  /// (after Formulation::accept): the joint state of x (to_joint) is projected and mapped back
+  /// (to_state), whatever the method's layout. dopri5 rows between steps are interpolated from
+  /// projected states.
+  bool project = false;
+  ProjectionSettings projection;
+  /// Record reaction.<joint>.fx fy fz tx ty tz for every tree and loop joint (Reactions), from
+  /// the formulation's u̇ and multipliers at every output row.
+  bool reactions = false;
+  /// Append the formulation's own columns (Formulation::diagnostic_names) to every row.
+  bool diagnostics = false;
+  /// On a mechanism whose change points the survey does not walk (loops with more than one degree
+  /// of freedom), stop with a SingularConfigurationError when the loops come near a singular
+  /// configuration and the method cannot cross it (SingularityGuard, change_points.hpp). The CLI's
+  /// `--on-singular continue` clears it.
+  bool guard_singular_configurations = true;
+  /// The run watch (run_watch.hpp) after every accepted step: closure of every row and the
+  /// energy balance against bounds from the integrator's accuracy.
+  WatchSettings watch;
+};
+
+/// Recorded rows: t, q.<joint>[.i], u.<joint>[.i], <marker>.x/.y/.z, energy, for models with
+/// loops residual.position = max |Φ| and residual.velocity = max |G u| over the kept constraint
+/// rows, with SimulationSettings::reactions the Reactions::column_names(), and with
+/// SimulationSettings::diagnostics the formulation's diagnostic_names(). A model with applied forces
+/// other than gravity has a `work` column after `energy`: the work of its non-conservative forces
+/// since the start (springs are in `energy`), integrated with the run, so that energy − work stays
+/// constant on an accurate run.
+struct Trajectory {
+  std::vector<std::string> columns;
+  std::vector<VecX> rows;
+  IntegrationStats stats;
+  ProjectionStats projection;  ///< zero unless SimulationSettings::project
+  /// Change points of the loops found before the run (change_points.hpp) and those crossed, in
+  /// order (dopri5 places its steps around them).
+  ChangePointSurvey change_points;
+  std::vector<ChangePointCrossing> crossings;
+  /// The run was watched by the SingularityGuard (a survey that did not walk, a method that cannot
+  /// cross, the guard not turned off); its smallest ρ/ρ(q0) at an accepted state.
+  bool guarded = false;
+  double guard_smallest = 1.0;
+  WatchSummary watch;  ///< the run watch's worst checks (watched = false when it was off)
+  /// Index of a column; throws std::out_of_range if absent.
+  int column(std::string_view name) const;
+  /// Value of a column in a row.
+  double at(std::size_t row, std::string_view name) const { return rows.at(row)(column(name)); }
+};
+
+/// Output times 0, dt, 2 dt, ... up to and including t_end (t_end appended when not a multiple).
+std::vector<double> output_times(double t_end, double output_dt);
+
+class Simulator final : public OdeSystem {
+ public:
+  Simulator(const Model& model, Formulation& formulation, const SimulationSettings& settings);
+
+  /// Integrates from (q0, u0); progress(t) is called at every output time.
+  Trajectory run(const VecX& q0, const VecX& u0, const std::function<void(double)>& progress = {});
+  /// The same into traj, which keeps the rows written (and the summaries so far) when the run
+  /// throws: a stop by the watch, a singular configuration, an integration failure or progress.
+  void run(const VecX& q0, const VecX& u0, Trajectory& traj, const std::function<void(double)>& progress = {});
+
+  /// The formulation's state, and the work of the applied forces (Trajectory's `work`) as one more
+  /// component when the model has any.
+  int size() const override { return formulation_.state_size() + (track_work_ ? 1 : 0); }
+  void rhs(double t, const VecX& x, VecX& dx) override;
+  void post_step(double t, VecX& x) override;
+  /// Places a predicted change point inside a step (ChangePointMonitor).
+  double adjust_step(double t, double h) override;
+
+ private:
+  VecX row(double t, const VecX& x_in);
+  void start_columns(Trajectory& traj) const;
+  /// The formulation's part of an integrator state (a copy into x_ when the work rides along).
+  const VecX& formulation_state(const VecX& x);
+  void finish(Trajectory& traj) const;
+  /// Surveys the change points (into traj), refuses a formulation that cannot cross a reachable
+  /// one (Formulation::change_point_refusal) and sets up the monitor.
+  void prepare_change_points(Trajectory& traj, const VecX& q0, const VecX& u0);
+
+  const Model& model_;
+  Formulation& formulation_;
+  SimulationSettings settings_;
+  KinematicsData output_kin_;
+  const Constraints& constraints_;
+  ConstraintData constraint_data_;
+  VecX phi_;
+  MatX G_;
+  VecX q_, u_, udot_;
+  const bool track_work_;
+  VecX x_, dx_;                   ///< formulation state and derivative when the work rides along
+  VecX before_;  ///< an accepted joint-layout state before the method completes it (the watch's continuity)
+  KinematicsData power_kin_;      ///< for the power of the applied forces at a stage
+  ForceData power_forces_;
+  double start_springs_ = 0.0;    ///< spring energy at the start, for the `work` column
+  long accepted_ = 0, evaluations_ = 0;  ///< counted here too, for a run that stops inside integrate()
+  std::optional<RunWatch> watch_;  ///< made by run() when settings_.watch.enabled
+  std::optional<ChangePointMonitor> monitor_;  ///< made by run() when the survey found points
+  std::optional<SingularityGuard> guard_;      ///< made by run() when the survey did not walk
+  double guard_smallest_ = 1.0;
+  std::vector<ChangePointCrossing> crossings_;
+  std::optional<Projector> projector_;  ///< made by run() when settings_.project
+  std::optional<Reactions> reactions_;  ///< when settings_.reactions
+};
+
+}  // namespace loopdyn

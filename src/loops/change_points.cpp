@@ -1,0 +1,424 @@
+// Change points: survey before the run, monitor during it (change_points.hpp has the method).
+#include "loopdyn/loops/change_points.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+#include "loopdyn/loops/assembly.hpp"
+#include "loopdyn/core/forces.hpp"
+#include "loopdyn/core/kinematics.hpp"
+#include "loopdyn/loops/projection.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+// σ ratio below which a singular value of G counts as zero when the degrees of freedom are
+// counted: eigenvalues of GᵀG carry an absolute error of ~ε λ_max, i.e. σ ratios below ~1e-8 are
+// noise; 1e-6 keeps clear of it and of configurations merely near a change point.
+constexpr double kNullRatio = 1e-6;
+// Golden-section iterations locating a dip: the bracket (two walk steps) shrinks by 0.618 each,
+// to 2 · 0.618⁶⁰ ≈ 6e-13 of a walk step.
+constexpr int kGoldenIterations = 60;
+// Walk points within this many walk steps of q0 (every coordinate) may close the curve.
+constexpr double kCloseSteps = 2.0;
+// The monitor measures the offset only within this distance of a point (rad, m, every measured
+// coordinate): far away the tangent line says nothing about the curve, and angles wrap.
+constexpr double kNearOffset = 0.5;
+// Offset along the tangent (rad, m) within which a collapsing step is the change point's doing:
+// on A02 with N = 40 the round-off in a joint-coordinate derivative at the exact state grows from
+// 4e-13 at 1e-2 rad to 4e-10 at 1e-3 rad (gcp, nullspace, embedding).
+constexpr double kImminentOffset = 1e-2;
+// Speed (rad/s, m/s, measured coordinates) below which a velocity has no direction to judge.
+constexpr double kStill = 1e-9;
+// Place of a predicted change point in a straddling step, as a fraction of the step: the middle
+// of dopri5's widest gap between stage abscissae (c3 = 0.3, c4 = 0.8), and the band around it in
+// which a proposed step is taken as it is.
+constexpr double kStraddle = 0.55, kStraddleLow = 0.45, kStraddleHigh = 0.65;
+
+double wrap(double a) { return std::remainder(a, 2.0 * std::numbers::pi); }
+
+bool is_angle(const Model& model, int body) { return std::holds_alternative<Revolute>(model.joints[body].joint); }
+bool is_scalar(const Model& model, int body) {
+  return is_angle(model, body) || std::holds_alternative<Prismatic>(model.joints[body].joint);
+}
+
+// q(c) − q_ref(c) for coordinate c of tree joint `body`, wrapped when it is a revolute angle.
+template <class Q>
+double coordinate_offset(const Model& model, int body, int c, const Q& q, const VecX& q_ref) {
+  return is_angle(model, body) ? wrap(q(c) - q_ref(c)) : q(c) - q_ref(c);
+}
+
+// Largest |coordinate_offset| over every coordinate (closure test of the walk).
+double largest_offset(const Model& model, const VecX& q, const VecX& q_ref) {
+  double worst = 0.0;
+  for (int i = 0; i < model.nbodies; ++i)
+    for (int c = model.q_index[i]; c < model.q_index[i] + model.nq_joint[i]; ++c)
+      worst = std::max(worst, std::abs(coordinate_offset(model, i, c, q, q_ref)));
+  return worst;
+}
+
+class Walker {
+ public:
+  Walker(const Model& model, const Constraints& cons)
+      : model_(model), cons_(cons), kin_(model), data_(model), G_(cons.rows(), model.nv),
+        projector_(model, cons) {}
+
+  // ρ = σ₂/σ₁ of G at q (σ₁ the largest, σ₂ the smallest after the tangent's zero), the unit
+  // tangent (oriented along `along` when given) and the count of σ below kNullRatio σ₁.
+  double indicator(const VecX& q, VecX& tangent, const VecX* along, int* nullity = nullptr) {
+    update_positions(model_, kin_, q);
+    constraint_jacobian(model_, cons_, kin_, data_, G_);
+    eig_.compute(G_.transpose() * G_);
+    const VecX& l = eig_.eigenvalues();
+    const double top = std::max(l(l.size() - 1), 1e-300);
+    tangent = eig_.eigenvectors().col(0);
+    if (along && tangent.dot(*along) < 0.0) tangent = -tangent;
+    if (nullity) {
+      *nullity = 0;
+      for (Eigen::Index k = 0; k < l.size(); ++k) *nullity += l(k) <= kNullRatio * kNullRatio * top;
+    }
+    return l.size() > 1 ? std::sqrt(std::max(l(1), 0.0) / top) : 1.0;
+  }
+
+  // The curve point reached from q by `length` along `dir` and the projection; false when the
+  // projection does not converge.
+  bool point(const VecX& from, const VecX& dir, double length, VecX& q) {
+    q = from;
+    integrate_q(model_, q, length * dir);
+    try {
+      projector_.project_positions(0.0, q);
+    } catch (const std::runtime_error&) {
+      return false;
+    }
+    return true;
+  }
+
+  // The change point between the walk point `from` (tangent dir) and two walk steps ahead, by
+  // golden-section search of the least ρ; false when ρ does not fall below kVanish.
+  bool locate(const VecX& from, const VecX& dir, double step, ChangePoint& out) {
+    const double g = (std::sqrt(5.0) - 1.0) / 2.0;
+    double a = 0.0, b = 2.0 * step;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a);
+    VecX q(model_.nq), t(model_.nv);
+    auto rho = [&](double s) { return point(from, dir, s, q) ? indicator(q, t, &dir) : 1.0; };
+    double f1 = rho(x1), f2 = rho(x2);
+    for (int it = 0; it < kGoldenIterations; ++it) {
+      if (f1 < f2) {
+        b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = rho(x1);
+      } else {
+        a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = rho(x2);
+      }
+    }
+    const double s = 0.5 * (a + b);
+    if (!point(from, dir, s, out.q)) return false;
+    int nullity = 0;
+    out.indicator = indicator(out.q, t, &dir, &nullity);
+    if (out.indicator > kVanish) return false;
+    describe_rank(nullity);
+    // The tangent a little before the point, where it is well defined (the null space grows at it).
+    VecX before(model_.nq);
+    if (!point(from, dir, std::max(0.0, s - 0.05 * step), before)) return false;
+    indicator(before, out.tangent, &dir);
+    out.rank_regular = model_.nv - 1;
+    out.rank_at_point = model_.nv - nullity;
+    out.loops = loops_;
+    KinematicsData& k = kin_;
+    update_positions(model_, k, out.q);
+    update_velocities(model_, k, out.q, VecX::Zero(model_.nv));
+    const Energy e = energy(model_, k, out.q);
+    out.potential = e.gravity + e.springs;
+    return true;
+  }
+
+ private:
+  // The loops of the rows that lose rank: eigenvectors of G Gᵀ past its structural null space.
+  void describe_rank(int nullity) {
+    Eigen::SelfAdjointEigenSolver<MatX> rows(G_ * G_.transpose());
+    const int m = cons_.rows(), lost = nullity - 1;
+    const int structural = m - (model_.nv - 1);  // rows redundant everywhere (Bricard's)
+    VecX weight = VecX::Zero(m);
+    for (int k = std::max(structural, 0); k < std::min(m, structural + lost); ++k)
+      weight += rows.eigenvectors().col(k).cwiseAbs2();
+    loops_ = weight.maxCoeff() > 0.0 ? dominant_loops(model_, cons_, weight) : std::string("(unnamed)");
+  }
+
+  const Model& model_;
+  const Constraints& cons_;
+  KinematicsData kin_;
+  ConstraintData data_;
+  MatX G_;
+  Eigen::SelfAdjointEigenSolver<MatX> eig_;
+  Projector projector_;
+  std::string loops_;
+};
+
+}  // namespace
+
+ChangePointSurvey survey_change_points(const Model& model, const Constraints& cons, const VecX& q0) {
+  ChangePointSurvey survey;
+  if (cons.rows() == 0) {
+    survey.why_not = "no loops";
+    return survey;
+  }
+  if (model.nv > kSurveyLargestNv) {
+    survey.why_not = "more than " + std::to_string(kSurveyLargestNv) + " joint speeds";
+    return survey;
+  }
+  Walker walker(model, cons);
+  VecX tangent(model.nv);
+  int nullity = 0;
+  walker.indicator(q0, tangent, nullptr, &nullity);
+  if (nullity != 1) {
+    survey.why_not = "the loops leave " + std::to_string(nullity) +
+                     " degrees of freedom at the initial configuration (the survey walks one)";
+    return survey;
+  }
+  survey.walked = true;
+  const VecX start_tangent = tangent;
+  for (const double sense : {1.0, -1.0}) {
+    VecX q = q0, dir = sense * start_tangent, next(model.nq), next_dir(model.nv);
+    // The last two walk points with their tangents, steps and indicators (dip detection).
+    VecX q_back = q, dir_back = dir;
+    double step_back = 0.0, rho_back = 1.0, rho = walker.indicator(q, dir, &dir);
+    double d0_prev = 0.0;
+    for (int n = 0; n < kWalkSteps / 2; ++n, ++survey.steps) {
+      double step = kWalkStep / dir.cwiseAbs().maxCoeff();
+      while (!walker.point(q, dir, step, next)) {
+        step *= 0.5;
+        if (step * dir.cwiseAbs().maxCoeff() < 1e-8) {
+          survey.why_not = "the walk stopped: the position projection fails along the curve";
+          survey.walked = false;
+          return survey;
+        }
+      }
+      const double rho_next = walker.indicator(next, next_dir, &dir);
+      // ρ at q a local minimum below kDip: a change point may lie between q_back and next.
+      if (n > 0 && rho < kDip && rho < rho_back && rho <= rho_next) {
+        ChangePoint p;
+        if (walker.locate(q_back, dir_back, step_back, p)) survey.points.push_back(std::move(p));
+      }
+      q_back = q, dir_back = dir, step_back = step, rho_back = rho;
+      q = next, dir = next_dir, rho = rho_next;
+      // Closed: back through the hyperplane through q0 normal to the start tangent, close to q0.
+      if (largest_offset(model, q, q0) <= kCloseSteps * kWalkStep && n > 2) {
+        VecX offset(model.nv);
+        double d0 = 0.0;
+        for (int k = 0; k < model.nv; ++k) {
+          const int i = model.v_body[k];
+          const int c = model.q_index[i] + (k - model.v_index[i]);
+          offset(k) = is_scalar(model, i) ? coordinate_offset(model, i, c, q, q0) : 0.0;
+        }
+        d0 = sense * start_tangent.dot(offset);
+        if (d0_prev < 0.0 && d0 >= 0.0) {
+          survey.closed = true;
+          break;
+        }
+        d0_prev = d0;
+      } else {
+        d0_prev = -1.0;  // far from q0: only an approach from behind closes the curve
+      }
+    }
+    if (survey.closed) break;
+  }
+  return survey;
+}
+
+bool may_reach(const Model& model, const ChangePoint& point, const VecX& q0, const VecX& u0) {
+  if (!model.callbacks.empty()) return true;
+  for (const ModelForce& f : model.forces)
+    if (f.kind == ModelForce::Kind::joint_force || f.kind == ModelForce::Kind::body_force ||
+        f.kind == ModelForce::Kind::body_torque)
+      return true;
+  KinematicsData kin(model);
+  update_positions(model, kin, q0);
+  update_velocities(model, kin, q0, u0);
+  const double e0 = energy(model, kin, q0).total();
+  return point.potential <= e0 + 1e-9 * std::max(1.0, std::abs(e0));
+}
+
+std::string describe(const Model& model, const ChangePoint& point) {
+  std::ostringstream s;
+  s << "loops " << point.loops << " (rank " << point.rank_regular << " -> " << point.rank_at_point << ") at ";
+  const std::vector<std::string> names = model.coordinate_names();
+  const int listed = std::min<int>(model.nq, 3);
+  for (int k = 0; k < listed; ++k) s << (k ? ", " : "") << names[k] << " = " << point.q(k);
+  if (model.nq > listed) s << ", ...";
+  return s.str();
+}
+
+ChangePointMonitor::ChangePointMonitor(const Model& model, std::vector<ChangePoint> points)
+    : model_(model), points_(std::move(points)) {
+  for (int k = 0; k < model.nv; ++k)
+    if (is_scalar(model, model.v_body[k])) measured_.push_back(k);
+  // A point whose tangent lies mostly in unmeasured coordinates cannot be monitored.
+  std::erase_if(points_, [&](const ChangePoint& p) {
+    double w = 0.0;
+    for (int k : measured_) w += p.tangent(k) * p.tangent(k);
+    return w < 0.25;
+  });
+  now_.resize(points_.size());
+  before_.resize(points_.size());
+}
+
+ChangePointMonitor::Offset ChangePointMonitor::offset(int point, const Eigen::Ref<const VecX>& q,
+                                                      const Eigen::Ref<const VecX>& u) const {
+  const ChangePoint& p = points_[point];
+  Offset o;
+  double w = 0.0, uu = 0.0;
+  o.near = true;
+  for (int k : measured_) {
+    const int body = model_.v_body[k];
+    const double dq = coordinate_offset(model_, body, model_.q_index[body], q, p.q);
+    o.near = o.near && std::abs(dq) <= kNearOffset;
+    o.d += p.tangent(k) * dq;
+    o.rate += p.tangent(k) * u(k);
+    w += p.tangent(k) * p.tangent(k);
+    uu += u(k) * u(k);
+  }
+  // At rest the direction is round-off: no turn is read from it.
+  if (std::sqrt(uu) > kStill) o.turn = std::acos(std::min(1.0, std::abs(o.rate) / std::sqrt(w * uu)));
+  o.d /= w;
+  o.rate /= w;
+  return o;
+}
+
+bool ChangePointMonitor::observe(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u) {
+  if (!enabled()) return false;
+  if (have_now_) {
+    before_.swap(now_);
+    t_before_ = t_now_;
+    have_before_ = true;
+  }
+  for (std::size_t p = 0; p < points_.size(); ++p) now_[p] = offset(static_cast<int>(p), q, u);
+  t_now_ = t;
+  have_now_ = true;
+  if (!have_before_) return false;
+  for (std::size_t p = 0; p < points_.size(); ++p) {
+    const Offset &a = before_[p], &b = now_[p];
+    if (!a.near || !b.near || a.d == 0.0 || (a.d < 0.0) == (b.d < 0.0)) continue;
+    last_.t = t_before_ + (t_now_ - t_before_) * a.d / (a.d - b.d);
+    last_.point = static_cast<int>(p);
+    last_.rank_regular = points_[p].rank_regular;
+    last_.rank_at_point = points_[p].rank_at_point;
+    last_.loops = points_[p].loops;
+    return true;
+  }
+  return false;
+}
+
+double ChangePointMonitor::time_to(int point) const {
+  const Offset& o = now_[point];
+  if (!o.near) return std::numeric_limits<double>::infinity();
+  // d̈ from the last two accepted states (first order: the prediction needs ~0.1 h, not more).
+  double acc = 0.0;
+  if (have_before_ && before_[point].near && t_now_ > t_before_)
+    acc = (o.rate - before_[point].rate) / (t_now_ - t_before_);
+  // Smallest positive root of d + ḋ τ + ½ d̈ τ² = 0.
+  const double a = 0.5 * acc, b = o.rate, c = o.d;
+  double best = std::numeric_limits<double>::infinity();
+  auto take = [&](double tau) {
+    if (tau > 0.0 && tau < best) best = tau;
+  };
+  if (std::abs(a) < 1e-12 * std::max(std::abs(b), 1e-300)) {
+    if (b != 0.0) take(-c / b);
+  } else {
+    const double disc = b * b - 4.0 * a * c;
+    if (disc >= 0.0) {
+      const double r = -0.5 * (b + std::copysign(std::sqrt(disc), b));  // stable roots r/a, c/r
+      if (a != 0.0) take(r / a);
+      if (r != 0.0) take(c / r);
+    }
+  }
+  return best;
+}
+
+const ChangePoint* ChangePointMonitor::imminent() const {
+  if (!enabled() || !have_now_) return nullptr;
+  for (std::size_t p = 0; p < points_.size(); ++p)
+    if (now_[p].near && std::abs(now_[p].d) <= kImminentOffset) return &points_[p];
+  return nullptr;
+}
+
+const ChangePoint* ChangePointMonitor::turned(double& angle) const {
+  if (!enabled() || !have_now_) return nullptr;
+  for (std::size_t p = 0; p < points_.size(); ++p)
+    if (now_[p].near && std::abs(now_[p].d) <= kImminentOffset && now_[p].turn > kBranchTurn) {
+      angle = now_[p].turn;
+      return &points_[p];
+    }
+  return nullptr;
+}
+
+double ChangePointMonitor::adjust_step(double t, double h) const {
+  if (!enabled() || !have_now_ || t != t_now_) return h;
+  double tau = std::numeric_limits<double>::infinity();
+  for (std::size_t p = 0; p < points_.size(); ++p) tau = std::min(tau, time_to(static_cast<int>(p)));
+  const double ahead = tau / h;
+  if (ahead >= kStraddleLow && ahead <= kStraddleHigh) return h;
+  // Too close for a step of h to straddle it: a shorter straddling step.
+  if (ahead < kStraddleLow) return tau / kStraddle;
+  // Towards the place from which a step of h straddles it.
+  if (ahead <= kStraddle + 1.0) return tau - kStraddle * h;
+  return h;
+}
+
+SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, const VecX& q0)
+    : model_(model), cons_(cons), enabled_(cons.rows() > 0 && cons.rows() <= kGuardLargestRows), kin_(model),
+      data_(model), G_(enabled_ ? cons.rows() : 0, model.nv), GGt_(enabled_ ? cons.rows() : 0, enabled_ ? cons.rows() : 0),
+      // Its workspace, once, in place: Eigen's sized constructor leaves its status unset, which a
+      // copy would read.
+      eig_(enabled_ ? cons.rows() : 0) {
+  if (!enabled_) return;
+  indicator(q0, false);
+  // Singular values already zero at q0 belong to rows redundant everywhere (Bricard's), not to a
+  // singular configuration: ρ skips them (kNullRatio, as the survey counts degrees of freedom).
+  const VecX& l = eig_.eigenvalues();
+  const double top = std::max(l(l.size() - 1), 1e-300);
+  structural_ = 0;
+  while (structural_ + 1 < l.size() && l(structural_) <= kNullRatio * kNullRatio * top) ++structural_;
+  rho_ = std::sqrt(std::max(l(structural_), 0.0) / top);
+  rho0_ = std::max(rho_, 1e-300);
+}
+
+double SingularityGuard::indicator(const Eigen::Ref<const VecX>& q, bool vectors) {
+  update_positions(model_, kin_, q);
+  constraint_jacobian(model_, cons_, kin_, data_, G_);
+  GGt_.noalias() = G_ * G_.transpose();
+  eig_.compute(GGt_, vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
+  const VecX& l = eig_.eigenvalues();
+  const double top = std::max(l(l.size() - 1), 1e-300);
+  rho_ = std::sqrt(std::max(l(structural_), 0.0) / top);
+  return rho_;
+}
+
+bool SingularityGuard::observe(const Eigen::Ref<const VecX>& q) {
+  if (!enabled_) return false;
+  rho_before_ = rho_;
+  indicator(q, false);
+  const bool had_before = have_before_;
+  have_before_ = true;
+  const double near = kGuardNear * rho0_;
+  // Linear extrapolation over one more step of the last step's length: ρ passes zero like
+  // |t − t*|, so a crossing between this state and the next shows as 2ρ − ρ_before < near.
+  predicted_ = had_before && rho_ < rho_before_ && 2.0 * rho_ - rho_before_ < near;
+  if (rho_ >= near && !predicted_) return false;
+  // The loops: rows of the eigenvector of the smallest eigenvalue that is not structural.
+  indicator(q, true);
+  loops_ = dominant_loops(model_, cons_, eig_.eigenvectors().col(structural_).cwiseAbs2());
+  return true;
+}
+
+std::string SingularityGuard::describe() const {
+  std::ostringstream s;
+  s << "the loops " << loops_ << " come " << (predicted_ ? "within one step of" : "near")
+    << " a singular configuration (σ_min/σ_max of the kept rows " << rho_;
+  if (predicted_) s << ", falling from " << rho_before_;
+  s << "; " << rho0_ << " at the start, and the guard's bound is " << kGuardNear << " of that)";
+  return s.str();
+}
+
+}  // namespace loopdyn

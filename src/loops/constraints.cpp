@@ -1,0 +1,373 @@
+// Evaluation of the loop-closure constraints: Φ, G and γ of whole sets and of blocks (constraints.hpp).
+#include "loopdyn/loops/constraints.hpp"
+
+#include <algorithm>
+
+#include "loops/constraint_rows.hpp"
+#include "loopdyn/core/linalg.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+using Kind = ConstraintRow::Kind;
+
+// World kinematics of a joint frame (pose `frame` on `body`, −1 = ground).
+void frame_positions(const KinematicsData& kin, int body, const Transform& frame, ConstraintData::Frame& f) {
+  const Transform W = body < 0 ? frame : kin.X_world[body] * frame;
+  f.R = W.R;
+  f.x = W.p;
+}
+
+// World spatial velocity V = [ω; v_O] about the world origin; origin point: v = v_O + ω × x.
+void frame_velocity(const KinematicsData& kin, int body, ConstraintData::Frame& f) {
+  if (body < 0) {
+    f.w = f.v = Vec3::Zero();
+    return;
+  }
+  const Vec6 V = kin.X_world[body].act_motion(kin.v[body]);
+  f.w = V.head<3>();
+  f.v = V.tail<3>() + f.w.cross(f.x);
+}
+
+void frame_motion(const KinematicsData& kin, const std::vector<Vec6>& a0, int body, ConstraintData::Frame& f) {
+  frame_velocity(kin, body, f);
+  if (body < 0) {
+    f.dw0 = f.a0 = Vec3::Zero();
+    return;
+  }
+  // World spatial acceleration A = [ω̇; a_O] about the world origin; origin point:
+  // a = a_O + ω̇ × x + ω × v.
+  const Vec6 A = kin.X_world[body].act_motion(a0[body]);
+  f.dw0 = A.head<3>();
+  f.a0 = A.tail<3>() + f.dw0.cross(f.x) + f.w.cross(f.v);
+}
+
+void update_loop_frames(const Model& model, const KinematicsData& kin, ConstraintData& d, int k) {
+  const ModelJoint& lj = model.loop_joints[k];
+  frame_positions(kin, lj.parent, lj.parent_frame, d.fp[k]);
+  frame_positions(kin, lj.child, lj.child_frame, d.fc[k]);
+}
+
+// Φ = Σ c q − value of a coupling row.
+double coupling_error(const ModelCoupling& c, const VecX& q) {
+  double e = -c.value;
+  for (const ModelCoupling::Term& t : c.terms) e += t.coefficient * q(t.q_index);
+  return e;
+}
+
+// Calls f(body, sign) for every body on the tree path between a loop joint's two bodies, below
+// their common ancestor: sign +1 on the child side, −1 on the parent side. parent[i] < i, so the
+// larger index is never an ancestor of the smaller one (ground is −1).
+template <class F>
+void for_path_bodies(const Model& model, const ModelJoint& lj, F f) {
+  for (int child = lj.child, parent = lj.parent; child != parent;) {
+    const bool child_side = child > parent;
+    int& body = child_side ? child : parent;
+    f(body, child_side ? 1.0 : -1.0);
+    body = model.parent[body];
+  }
+}
+
+// Row r of G for a loop-joint row, on the tree path between the joint's two bodies only. A column
+// of a common ancestor moves both frames rigidly: ω_c − ω_p = 0 and v_c − v_p = ω × d, so
+// b·(ω × d) + (b × d)·ω = 0 and both row kinds vanish there (the row is sparse in the tree).
+// A path column s = [ω; v_O] (world axes, about the world origin) with σ = +1 on the child side,
+// −1 on the parent side gives
+//   dot    Φ̇ = (a × b)·(ω_c − ω_p)             → σ (a × b)·ω;
+//   along  Φ̇ = b·(v_c − v_p) + (b × d)·ω_p     → σ b·(v_O + ω × x_c)
+// (on the parent side −b·(v_O + ω × x_p) + (b × d)·ω = −b·(v_O + ω × (x_p + d))).
+// `first_column(body)` is the column of the body's first speed in G.
+template <class FirstColumn>
+void loop_row(const Model& model, const KinematicsData& kin, const ModelJoint& lj, const ConstraintRow& row,
+              const ConstraintData::Frame& p, const ConstraintData::Frame& c, Eigen::Ref<MatX> G, int r,
+              FirstColumn first_column) {
+  const bool dot = row.kind == Kind::dot;
+  const Vec3 b = p.R * row.u;
+  const Vec3 n = dot ? Vec3((c.R * row.w).cross(b)) : b;
+  for_path_bodies(model, lj, [&](int body, double sign) {
+    for (int k = 0, col = model.v_index[body], out = first_column(body); k < model.nv_joint[body]; ++k) {
+      const Vec6 s = kin.X_world[body].act_motion(kin.S.col(col + k));
+      const Vec3 w = s.head<3>();
+      G(r, out + k) = sign * n.dot(dot ? w : Vec3(s.tail<3>() + w.cross(c.x)));
+    }
+  });
+}
+
+// Row r of G for `row`, columns placed by first_column (see loop_row); G's row must be zero.
+template <class FirstColumn>
+void place_jacobian_row(const Model& model, const ConstraintRow& row, const KinematicsData& kin, const ConstraintData& d,
+                        Eigen::Ref<MatX> G, int r, FirstColumn first_column) {
+  if (row.kind == Kind::coupling) {
+    for (const ModelCoupling::Term& t : model.couplings[row.loop].terms)
+      G(r, first_column(t.joint) + t.v_index - model.v_index[t.joint]) += t.coefficient;
+    return;
+  }
+  loop_row(model, kin, model.loop_joints[row.loop], row, d.fp[row.loop], d.fc[row.loop], G, r, first_column);
+}
+
+double bias_row(const ConstraintRow& row, const ConstraintData& d) {
+  if (row.kind == Kind::coupling) return 0.0;  // constant G: γ = 0
+  return detail::frame_bias_row(row, d.fp[row.loop], d.fc[row.loop]);
+}
+
+// Φ̇ of one row from the world velocities of its two frames (constraints.hpp), u for coupling rows.
+double velocity_row(const Model& model, const ConstraintRow& row, const Eigen::Ref<const VecX>& u,
+                    const ConstraintData& d) {
+  if (row.kind == Kind::coupling) {
+    double e = 0.0;
+    for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) e += t.coefficient * u(t.v_index);
+    return e;
+  }
+  return detail::frame_velocity_row(row, d.fp[row.loop], d.fc[row.loop]);
+}
+
+void update_loop_motion(const Model& model, const KinematicsData& kin, ConstraintData& d, int k) {
+  frame_motion(kin, d.a0, model.loop_joints[k].parent, d.fp[k]);
+  frame_motion(kin, d.a0, model.loop_joints[k].child, d.fc[k]);
+}
+
+}  // namespace
+
+namespace detail {
+
+void update_frames(const Model& model, const KinematicsData& kin, ConstraintData& d) {
+  for (int k = 0; k < static_cast<int>(model.loop_joints.size()); ++k) update_loop_frames(model, kin, d, k);
+}
+
+double position_row(const Model& model, const ConstraintRow& row, const VecX& q, const ConstraintData& d) {
+  if (row.kind == Kind::coupling) return coupling_error(model.couplings[row.loop], q);
+  return frame_position_row(row, d.fp[row.loop], d.fc[row.loop]);
+}
+
+double frame_position_row(const ConstraintRow& row, const ConstraintData::Frame& p, const ConstraintData::Frame& c) {
+  // dot: (Rp u)·(Rc w); along: (Rp u)·(x_c − x_p).
+  return row.kind == Kind::dot ? (p.R * row.u).dot(c.R * row.w) : (p.R * row.u).dot(c.x - p.x);
+}
+
+double frame_velocity_row(const ConstraintRow& row, const ConstraintData::Frame& p, const ConstraintData::Frame& c) {
+  const Vec3 b = p.R * row.u;
+  if (row.kind == Kind::dot) return (c.R * row.w).cross(b).dot(c.w - p.w);
+  return b.dot(c.v - p.v) + b.cross(c.x - p.x).dot(p.w);
+}
+
+double frame_bias_row(const ConstraintRow& row, const ConstraintData::Frame& p, const ConstraintData::Frame& c) {
+  const Vec3 b = p.R * row.u, bdot = p.w.cross(b);
+  double bias;
+  if (row.kind == Kind::dot) {
+    // Φ̈ − G u̇ = ṅ·Δω + n·(ω̇0_c − ω̇0_p), n = a × b, ṅ = ȧ × b + a × ḃ.
+    const Vec3 a = c.R * row.w, adot = c.w.cross(a);
+    bias = (adot.cross(b) + a.cross(bdot)).dot(c.w - p.w) + a.cross(b).dot(c.dw0 - p.dw0);
+  } else {
+    // Φ̈ − G u̇ = (ω̇0_p × b + ω_p × ḃ)·d + 2 ḃ·ḋ + b·(a0_c − a0_p).
+    const Vec3 dist = c.x - p.x, ddot = c.v - p.v;
+    bias = (p.dw0.cross(b) + p.w.cross(bdot)).dot(dist) + 2.0 * bdot.dot(ddot) + b.dot(c.a0 - p.a0);
+  }
+  return -bias;
+}
+
+void jacobian_row(const Model& model, const ConstraintRow& row, const KinematicsData& kin, const ConstraintData& d,
+                  Eigen::Ref<MatX> G, int r) {
+  place_jacobian_row(model, row, kin, d, G, r, [&](int body) { return model.v_index[body]; });
+}
+
+void jacobian_rows(const Model& model, const std::vector<ConstraintRow>& rows, const KinematicsData& kin,
+                   const ConstraintData& d, Eigen::Ref<MatX> G) {
+  G.setZero();
+  const auto global = [&](int body) { return model.v_index[body]; };
+  for (std::size_t r = 0; r < rows.size(); ++r) place_jacobian_row(model, rows[r], kin, d, G, static_cast<int>(r), global);
+}
+
+std::vector<int> row_speeds(const Model& model, const ConstraintRow& row) {
+  std::vector<int> speeds;
+  if (row.kind == Kind::coupling) {
+    for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) speeds.push_back(t.v_index);
+  } else {
+    for_path_bodies(model, model.loop_joints[row.loop], [&](int body, double) {
+      for (int k = 0; k < model.nv_joint[body]; ++k) speeds.push_back(model.v_index[body] + k);
+    });
+  }
+  std::sort(speeds.begin(), speeds.end());
+  speeds.erase(std::unique(speeds.begin(), speeds.end()), speeds.end());
+  return speeds;
+}
+
+}  // namespace detail
+
+using detail::jacobian_rows;
+using detail::position_row;
+using detail::update_frames;
+
+ConstraintData::ConstraintData(const Model& model)
+    : fp(model.loop_joints.size()), fc(model.loop_joints.size()), a0(model.nbodies, Vec6::Zero()) {}
+
+void constraint_position(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                         Eigen::Ref<VecX> phi) {
+  update_frames(model, kin, d);
+  for (int r = 0; r < cons.rows(); ++r) phi(r) = position_row(model, cons.kept()[r], kin.q, d);
+}
+
+void constraint_jacobian(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                         Eigen::Ref<MatX> G) {
+  update_frames(model, kin, d);
+  jacobian_rows(model, cons.kept(), kin, d, G);
+}
+
+void constraint_velocity(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                         const Eigen::Ref<const VecX>& u, Eigen::Ref<VecX> phidot) {
+  update_frames(model, kin, d);
+  for (int k = 0; k < static_cast<int>(model.loop_joints.size()); ++k) {
+    frame_velocity(kin, model.loop_joints[k].parent, d.fp[k]);
+    frame_velocity(kin, model.loop_joints[k].child, d.fc[k]);
+  }
+  for (int r = 0; r < cons.rows(); ++r) phidot(r) = velocity_row(model, cons.kept()[r], u, d);
+}
+
+void constraint_forces(const Model& model, const Constraints& cons, const KinematicsData& kin,
+                       const ConstraintData& d, const VecX& lambda, Mat6X& loop_wrench, Mat6X& fext, VecX* tau) {
+  loop_wrench.setZero();
+  for (int r = 0; r < cons.rows(); ++r) {
+    const ConstraintRow& row = cons.kept()[r];
+    if (row.kind == Kind::coupling) {  // −c λ on the coupled speeds
+      if (tau)
+        for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) (*tau)(t.v_index) -= t.coefficient * lambda(r);
+      continue;
+    }
+    const auto &p = d.fp[row.loop], &c = d.fc[row.loop];
+    const Vec3 b = p.R * row.u;
+    if (row.kind == Kind::dot)
+      loop_wrench.col(row.loop).head<3>() -= lambda(r) * (c.R * row.w).cross(b);  // moment −λ a × b
+    else
+      loop_wrench.col(row.loop).tail<3>() -= lambda(r) * b;  // force −λ b at x_c
+  }
+  for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
+    const ModelJoint& lj = model.loop_joints[k];
+    Vec6 about_origin = loop_wrench.col(k);  // moment about the world origin
+    about_origin.head<3>() += d.fc[k].x.cross(about_origin.tail<3>());
+    // Child side w, parent side −w, both at x_c.
+    if (lj.child >= 0) fext.col(lj.child) += kin.X_world[lj.child].inv_act_force(about_origin);
+    if (lj.parent >= 0) fext.col(lj.parent) -= kin.X_world[lj.parent].inv_act_force(about_origin);
+  }
+}
+
+void constraint_bias(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
+                     Eigen::Ref<VecX> gamma) {
+  update_frames(model, kin, d);
+  // Body accelerations at u̇ = 0: a0_i = X⁻¹ a0_parent + c_i.
+  for (int i = 0; i < model.nbodies; ++i) {
+    const int p = model.parent[i];
+    d.a0[i] = kin.c[i];
+    if (p >= 0) d.a0[i] += kin.X_parent[i].inv_act_motion(d.a0[p]);
+  }
+  for (int k = 0; k < static_cast<int>(model.loop_joints.size()); ++k) update_loop_motion(model, kin, d, k);
+  for (int r = 0; r < cons.rows(); ++r) gamma(r) = bias_row(cons.kept()[r], d);
+}
+
+ConstraintBlock ConstraintBlock::whole(const Model& model, const Constraints& cons) {
+  ConstraintBlock b;
+  for (int r = 0; r < cons.rows(); ++r) b.rows.push_back(r);
+  for (int k = 0; k < static_cast<int>(model.loop_joints.size()); ++k) b.loops.push_back(k);
+  for (int i = 0; i < model.nbodies; ++i) {
+    b.bodies.push_back(i);
+    b.first_column.push_back(model.v_index[i]);
+  }
+  b.columns = model.nv;
+  return b;
+}
+
+ConstraintBlock ConstraintBlock::of(const Model& model, const Constraints& cons, std::vector<int> bodies,
+                                    const std::vector<int>& loop_joints, const std::vector<int>& couplings) {
+  ConstraintBlock b;
+  b.bodies = std::move(bodies);
+  for (int body : b.bodies) {
+    b.first_column.push_back(b.columns);
+    b.columns += model.nv_joint[body];
+  }
+  for (int r = 0; r < cons.rows(); ++r) {
+    const ConstraintRow& row = cons.kept()[r];
+    const std::vector<int>& owners = row.kind == Kind::coupling ? couplings : loop_joints;
+    if (std::find(owners.begin(), owners.end(), row.loop) != owners.end()) b.rows.push_back(r);
+  }
+  b.loops = loop_joints;
+  std::sort(b.loops.begin(), b.loops.end());
+  return b;
+}
+
+int ConstraintBlock::column_of(int body) const {
+  return first_column[std::lower_bound(bodies.begin(), bodies.end(), body) - bodies.begin()];
+}
+
+std::vector<int> ConstraintBlock::speeds(const Model& model) const {
+  std::vector<int> out;
+  for (int body : bodies)
+    for (int k = 0; k < model.nv_joint[body]; ++k) out.push_back(model.v_index[body] + k);
+  return out;
+}
+
+void block_position_jacobian(const Model& model, const Constraints& cons, const ConstraintBlock& block,
+                             const KinematicsData& kin, ConstraintData& d, Eigen::Ref<VecX> phi,
+                             Eigen::Ref<MatX> G) {
+  for (int k : block.loops) update_loop_frames(model, kin, d, k);
+  G.setZero();
+  const auto local = [&](int body) { return block.column_of(body); };
+  for (std::size_t r = 0; r < block.rows.size(); ++r) {
+    const ConstraintRow& row = cons.kept()[block.rows[r]];
+    phi(r) = position_row(model, row, kin.q, d);
+    place_jacobian_row(model, row, kin, d, G, static_cast<int>(r), local);
+  }
+}
+
+void block_bias(const Model& model, const Constraints& cons, const ConstraintBlock& block, const KinematicsData& kin,
+                ConstraintData& d, Eigen::Ref<VecX> gamma) {
+  for (int k : block.loops) update_loop_frames(model, kin, d, k);
+  // a0 = X⁻¹ a0_parent + c inside the block, zero on the bodies it hangs from.
+  for (int i : block.bodies) {
+    const int p = model.parent[i];
+    if (p >= 0 && !std::binary_search(block.bodies.begin(), block.bodies.end(), p)) d.a0[p].setZero();
+  }
+  for (int i : block.bodies) {
+    const int p = model.parent[i];
+    d.a0[i] = kin.c[i];
+    if (p >= 0) d.a0[i] += kin.X_parent[i].inv_act_motion(d.a0[p]);
+  }
+  for (int k : block.loops) update_loop_motion(model, kin, d, k);
+  for (std::size_t r = 0; r < block.rows.size(); ++r) gamma(r) = bias_row(cons.kept()[block.rows[r]], d);
+}
+
+RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX& q) {
+  RankInfo info;
+  info.dof = model.nv;
+  if (cons.rows() == 0) return info;
+  KinematicsData kin(model);
+  update_positions(model, kin, q);
+  ConstraintData d(model);
+  MatX G(cons.rows(), model.nv);
+  constraint_jacobian(model, cons, kin, d, G);
+  const NumericalRank r = numerical_rank(G);
+  info.rank = r.rank;
+  info.tolerance = r.tolerance;
+  info.dof = model.nv - info.rank;
+  return info;
+}
+
+std::string dominant_loops(const Model& model, const Constraints& cons, const VecX& weight) {
+  std::vector<bool> named_joint(model.loop_joints.size(), false), named_coupling(model.couplings.size(), false);
+  std::vector<std::string> names;
+  for (int r = 0; r < cons.rows(); ++r) {
+    const ConstraintRow& row = cons.kept()[r];
+    const bool coupling = row.kind == ConstraintRow::Kind::coupling;
+    auto named = coupling ? named_coupling.begin() + row.loop : named_joint.begin() + row.loop;
+    if (weight(r) < 0.1 * weight.maxCoeff() || *named) continue;
+    *named = true;
+    names.push_back(coupling ? model.couplings[row.loop].name : model.loop_joints[row.loop].name);
+  }
+  return quoted_list(names);
+}
+
+double velocity_scale(const MatX& G, const Eigen::Ref<const VecX>& u) {
+  const double g = G.size() ? G.cwiseAbs().maxCoeff() : 0.0;
+  const double v = u.size() ? u.cwiseAbs().maxCoeff() : 0.0;
+  return std::max(1.0, g * v);
+}
+
+}  // namespace loopdyn

@@ -1,0 +1,39 @@
+#include "loopdyn/run/method_choice.hpp"
+
+#include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/loops/change_points.hpp"
+#include "loopdyn/loops/loop_structure.hpp"
+
+namespace loopdyn {
+
+MethodChoice default_method(const Model& model, IntegratorKind integrator) {
+  return default_method(model, model.q0, integrator);
+}
+
+MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind integrator) {
+  if (!model.has_loops()) return {"tree", "no loop-closing joints or couplings: the articulated-body algorithm"};
+  const int largest = model.loops().aggregation.largest_nv();
+  std::string size = "the largest aggregated body has ";
+  size.append(std::to_string(largest)).append(" joint speeds");
+  if (largest <= kSmallAggregatedBody)
+    return {"embedding", size + " (<= " + std::to_string(kSmallAggregatedBody) +
+                             "): constraint embedding, linear in the number of aggregated bodies"};
+  size.append(" (> ").append(std::to_string(kSmallAggregatedBody)).append(")");
+  for (const ChangePoint& p : survey_change_points(model, model.loops().constraints, q).points)
+    if (may_reach(model, p, q, model.u0))
+      return {"embedding", size + ", but the motion can reach a change point of the loops (" + describe(model, p) +
+                               "): embedding is the method within IFToMM's bound on the 40-loop N-four-bar (docs/results.md)"};
+  if (method_info("rcr").scope_problem(model, q).empty())
+    return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
+                          "reduction stays linear in its size"};
+  if (integrator != IntegratorKind::dopri5 && largest >= kSrmAggregatedBody)
+    return {"srm", size + " (>= " + std::to_string(kSrmAggregatedBody) +
+                       "), its loops do not close one at a time, and the step is fixed: sequential "
+                       "regularization is the linear method, where the dense one is cubic in that size"};
+  return {"lagrange-dense", size + ": embedding's local solves would cost as much as the dense one" +
+                                (integrator == IntegratorKind::dopri5 && largest >= kSrmAggregatedBody
+                                     ? std::string(", and dopri5's tolerances rule out srm's fixed-step regularization")
+                                     : std::string())};
+}
+
+}  // namespace loopdyn

@@ -1,0 +1,264 @@
+#include "loopdyn/run/simulator.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/formulations/registry.hpp"
+
+namespace loopdyn {
+
+int Trajectory::column(std::string_view name) const {
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    if (columns[k] == name) return static_cast<int>(k);
+  throw std::out_of_range("trajectory has no column '" + std::string(name) + "'");
+}
+
+namespace {
+
+std::string format_time(double t) {
+  std::ostringstream s;
+  s.precision(9);
+  s << t;
+  return s.str();
+}
+
+}  // namespace
+
+std::vector<double> output_times(double t_end, double output_dt) {
+  if (!(t_end >= 0.0) || !std::isfinite(t_end)) throw std::invalid_argument("t_end must be finite and >= 0");
+  if (!(output_dt > 0.0) || !std::isfinite(output_dt)) throw std::invalid_argument("output_dt must be finite and > 0");
+  std::vector<double> t;
+  // k·dt rather than accumulated sums, so that times are exact multiples; t_end within 1e-9·dt
+  // of a multiple counts as that multiple.
+  const long n = static_cast<long>(std::floor(t_end / output_dt + 1e-9));
+  for (long k = 0; k <= n; ++k) t.push_back(std::min(k * output_dt, t_end));
+  if (t_end - t.back() > 1e-9 * output_dt) t.push_back(t_end);
+  else t.back() = t_end;
+  return t;
+}
+
+Simulator::Simulator(const Model& model, Formulation& formulation, const SimulationSettings& settings)
+    : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(formulation.constraints()),
+      constraint_data_(model), phi_(constraints_.rows()), G_(constraints_.rows(), model.nv),
+      q_(model.nq), u_(model.nv), udot_(model.nv), track_work_(has_applied_forces(model)),
+      x_(formulation.state_size()), dx_(formulation.state_size()), before_(formulation.state_size()), power_kin_(model), power_forces_(model) {
+  if (settings_.reactions) {
+    // A formulation outside the registry is checked by Reactions::compute (the size of λ).
+    const MethodInfo* method = find_method(formulation_.name());
+    if (constraints_.rows() > 0 && method && !method->multipliers) {
+      std::string with;
+      for (const MethodInfo& m : methods())
+        if (m.multipliers && m.implemented()) with.append(with.empty() ? "" : ", ").append(m.name);
+      throw std::invalid_argument("reactions need the loop multipliers, which method '" +
+                                  std::string(formulation_.name()) + "' does not compute; use " + with);
+    }
+    reactions_.emplace(model_, constraints_);
+  }
+}
+
+const VecX& Simulator::formulation_state(const VecX& x) {
+  if (!track_work_) return x;
+  x_ = x.head(x_.size());
+  return x_;
+}
+
+void Simulator::rhs(double t, const VecX& x, VecX& dx) {
+  ++evaluations_;
+  if (!track_work_) return formulation_.derivative(t, x, dx);
+  // The work rides along as the last component: its rate is the power of the applied forces at
+  // the stage's joint state, so the integrator takes it to its own order and error control.
+  const VecX& xf = formulation_state(x);
+  formulation_.derivative(t, xf, dx_);
+  dx.head(dx_.size()) = dx_;
+  formulation_.to_joint(xf, q_, u_);
+  update_positions(model_, power_kin_, q_);
+  update_velocities(model_, power_kin_, q_, u_);
+  dx(dx_.size()) = applied_power(model_, power_kin_, t, q_, u_, power_forces_);
+}
+
+void Simulator::post_step(double t, VecX& x) {
+  ++accepted_;
+  const Eigen::Index n = formulation_.state_size();
+  // The continuity check (run_watch.hpp) on states that are one joint state [q; u]: srm's holds one
+  // per iterate and restarts them all from the last at every step (Srm::accept), by design.
+  const bool joint =
+      watch_ && formulation_.coordinates() == Coordinates::joint && n == Eigen::Index{model_.nq} + model_.nv;
+  if (joint) before_ = x.head(n);
+  formulation_.accept(t, x.head(n));
+  if (joint) watch_->check_completion(t, before_, x.head(n));
+  if (!projector_ && !monitor_ && !guard_ && !watch_) return;
+  formulation_.to_joint(formulation_state(x), q_, u_);
+  if (projector_) {
+    // The joint state is projected, whatever the method's layout, and mapped back into it.
+    projector_->project(t, q_, u_);
+    formulation_.to_state(q_, u_, x.head(n));
+  }
+  if (monitor_ && monitor_->observe(t, q_, u_)) crossings_.push_back(monitor_->last());
+  double turn = 0.0;
+  if (const ChangePoint* point = monitor_ ? monitor_->turned(turn) : nullptr)
+    throw SingularConfigurationError(
+        "t = " + format_time(t) + ": " + std::string(formulation_.name()) + " turns off the branch it came along, " +
+        "next to a change point of the loops (" + describe(model_, *point) + "): its velocity is " +
+        format_time(turn) + " rad off the branch's tangent there, where the motion keeps its tangent; its steps " +
+        "are shorter than the round-off of its derivative allows there (change_points.hpp). " +
+        std::string(kChangePointToleranceAdvice));
+  if (guard_) {
+    const bool near = guard_->observe(q_);
+    guard_smallest_ = std::min(guard_smallest_, guard_->relative_indicator());
+    if (near)
+      throw SingularConfigurationError(
+          "t = " + format_time(t) + ": " + std::string(formulation_.name()) + " stops: " + guard_->describe() +
+          ". The loops leave more than one degree of freedom, so no survey before the run could predict it, "
+          "and near it " + std::string(formulation_.name()) +
+          " can continue on another branch of the motion without notice (change_points.hpp). Use --method dca, "
+          "which crosses singular configurations, or --on-singular continue to go on at your own risk");
+  }
+  if (watch_) watch_->observe(t, q_, u_, track_work_ ? x(n) : 0.0);
+}
+
+double Simulator::adjust_step(double t, double h) { return monitor_ ? monitor_->adjust_step(t, h) : h; }
+
+void Simulator::prepare_change_points(Trajectory& traj, const VecX& q0, const VecX& u0) {
+  monitor_.reset();
+  guard_.reset();
+  guard_smallest_ = 1.0;
+  crossings_.clear();
+  if (!model_.has_loops()) return;
+  traj.change_points = survey_change_points(model_, constraints_, q0);
+  if (!traj.change_points.walked && constraints_.rows() > 0 && settings_.guard_singular_configurations &&
+      !formulation_.crosses_singular_configurations()) {
+    guard_.emplace(model_, constraints_, q0);
+    if (!guard_->enabled()) guard_.reset();
+  }
+  const std::string refusal = formulation_.change_point_refusal();
+  for (const ChangePoint& p : traj.change_points.points)
+    if (!refusal.empty() && may_reach(model_, p, q0, u0))
+      throw SingularConfigurationError(std::string(formulation_.name()) +
+                               " refuses the run: the motion can reach a change point of the loops (" +
+                               describe(model_, p) + "), which " + refusal);
+  if (!traj.change_points.points.empty()) monitor_.emplace(model_, traj.change_points.points);
+}
+
+VecX Simulator::row(double t, const VecX& x_in) {
+  // Dense output of dopri5 interpolates the dependent coordinates too: complete them.
+  VecX x = x_in.head(formulation_.state_size());
+  formulation_.complete(t, x);
+  VecX q(model_.nq), u(model_.nv);
+  formulation_.to_joint(x, q, u);
+  update_positions(model_, output_kin_, q);
+  update_velocities(model_, output_kin_, q, u);
+  const bool loops = model_.has_loops();
+  const Eigen::Index nreactions = reactions_ ? 6 * (model_.nbodies + model_.loop_joints.size()) : 0;
+  const Eigen::Index nx = model_.nq + model_.nv;
+  const Eigen::Index ndiagnostics = settings_.diagnostics ? formulation_.diagnostic_names().size() : 0;
+  VecX r(1 + nx + 3 * model_.markers.size() + 1 + (track_work_ ? 1 : 0) + (loops ? 2 : 0) + nreactions +
+         ndiagnostics);
+  r(0) = t;
+  r.segment(1, model_.nq) = q;
+  r.segment(1 + model_.nq, model_.nv) = u;
+  Eigen::Index k = 1 + nx;
+  for (const ModelMarker& m : model_.markers) {
+    r.segment<3>(k) = point_position(output_kin_, m.body, m.point);
+    k += 3;
+  }
+  const Energy e = energy(model_, output_kin_, q);
+  r(k++) = e.total();
+  // Springs are in the energy: the work of the others is the applied work plus their change.
+  if (track_work_) r(k++) = x_in(x.size()) + e.springs - start_springs_;
+  if (loops) {
+    constraint_position(model_, constraints_, output_kin_, constraint_data_, phi_);
+    constraint_jacobian(model_, constraints_, output_kin_, constraint_data_, G_);
+    r(k++) = phi_.size() ? phi_.cwiseAbs().maxCoeff() : 0.0;
+    r(k++) = phi_.size() ? (G_ * u).cwiseAbs().maxCoeff() : 0.0;
+  }
+  if (reactions_) {
+    // u̇ and λ of the formulation at this row's state.
+    formulation_.joint_accelerations(t, x, udot_);
+    reactions_->compute(t, q, u, udot_, formulation_.multipliers());
+    reactions_->write_columns(r.segment(k, nreactions));
+    k += nreactions;
+  }
+  if (ndiagnostics) formulation_.diagnostic_values(r.segment(k, ndiagnostics));
+  return r;
+}
+
+void Simulator::start_columns(Trajectory& traj) const {
+  traj.columns.push_back("t");
+  for (const std::string& n : model_.coordinate_names()) traj.columns.push_back(n);
+  for (const ModelMarker& m : model_.markers)
+    for (const char* axis : {".x", ".y", ".z"}) traj.columns.push_back(m.name + axis);
+  traj.columns.push_back("energy");
+  if (track_work_) traj.columns.push_back("work");
+  if (model_.has_loops()) {
+    traj.columns.push_back("residual.position");
+    traj.columns.push_back("residual.velocity");
+  }
+  if (reactions_)
+    for (std::string& n : Reactions::column_names(model_)) traj.columns.push_back(std::move(n));
+  if (settings_.diagnostics)
+    for (std::string& n : formulation_.diagnostic_names()) traj.columns.push_back(std::move(n));
+}
+
+void Simulator::finish(Trajectory& traj) const {
+  // The integrator's own count when it returned; the Simulator's when the run stopped inside it
+  // (rejected steps are then not counted).
+  if (traj.stats.steps_accepted == 0) traj.stats = {evaluations_, accepted_, 0};
+  if (projector_) traj.projection = projector_->stats();
+  traj.crossings = crossings_;
+  traj.guarded = guard_.has_value();
+  traj.guard_smallest = guard_smallest_;
+  if (watch_) traj.watch = watch_->summary();
+}
+
+Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<void(double)>& progress) {
+  Trajectory traj;
+  run(q0, u0, traj, progress);
+  return traj;
+}
+
+void Simulator::run(const VecX& q0, const VecX& u0, Trajectory& traj, const std::function<void(double)>& progress) {
+  if (q0.size() != model_.nq || u0.size() != model_.nv)
+    throw std::invalid_argument("initial state has the wrong size (nq = " + std::to_string(model_.nq) +
+                                ", nv = " + std::to_string(model_.nv) + ")");
+  traj = Trajectory{};
+  start_columns(traj);
+  if (settings_.project) projector_.emplace(model_, constraints_, settings_.projection);  // fresh stats
+  watch_.reset();
+  if (settings_.watch.enabled) watch_.emplace(model_, settings_.watch, settings_.integrator);
+  accepted_ = evaluations_ = 0;
+
+  formulation_.start(step_plan(settings_.integrator), q0, u0);
+  VecX x0 = VecX::Zero(size());
+  formulation_.to_state(q0, u0, x0.head(formulation_.state_size()));
+  formulation_.to_joint(formulation_state(x0), q_, u_);
+  prepare_change_points(traj, q_, u_);
+  if (monitor_) monitor_->observe(0.0, q_, u_);
+  if (watch_) watch_->start(q_, u_);
+  update_positions(model_, output_kin_, q_);
+  start_springs_ = energy(model_, output_kin_, q_).springs;
+  const std::vector<double> times = output_times(settings_.t_end, settings_.output_dt);
+  try {
+    traj.stats = integrate(*this, settings_.integrator, 0.0, x0, times, [&](double t, const VecX& x) {
+      traj.rows.push_back(row(t, x));
+      if (progress) progress(t);
+    });
+  } catch (const IntegrationError& e) {
+    finish(traj);
+    // Near a change point every joint-coordinate derivative carries round-off amplified by
+    // 1 / σ_min(G) (change_points.hpp); a tolerance below that noise collapses the step there.
+    const ChangePoint* point = monitor_ ? monitor_->imminent() : nullptr;
+    if (!point) throw;
+    throw SingularConfigurationError(
+        std::string(e.what()) + ", next to a change point of the loops (" + describe(model_, *point) + "): " +
+        std::string(formulation_.name()) +
+        "'s derivative is too noisy there for this tolerance. " + std::string(kChangePointToleranceAdvice));
+  } catch (...) {
+    finish(traj);
+    throw;
+  }
+  finish(traj);
+}
+
+}  // namespace loopdyn
