@@ -33,6 +33,7 @@
 #include "loopdyn/loops/loop_structure.hpp"
 #include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/mechanisms/generators.hpp"
+#include "pendulums.hpp"
 #include "loopdyn/formulations/registry.hpp"
 
 namespace {
@@ -87,7 +88,7 @@ void bench_accelerations(benchmark::State& st, Run* run) {
   }
   st.counters["check"] = run->udot(run->v0);
   // The closed-form α̈ of the 2-dof pendulum the ladder moves as (generators.hpp).
-  const Eigen::Vector4d x = SpatialLadderPendulum::state_of(c.model, c.state.q, c.state.u);
+  const Eigen::Vector4d x = reference::SpatialLadderPendulum::state_of(c.model, c.state.q, c.state.u);
   st.counters["pendulum"] = spatial_ladder_pendulum_accelerations(x(0), x(1), x(2), x(3), c.cells)(0);
   st.counters["m"] = c.m;
   st.counters["n"] = c.model.nv;

@@ -15,6 +15,7 @@
 #include "loopdyn/loops/assembly.hpp"
 #include "loopdyn/formulations/rcr.hpp"
 #include "loopdyn/mechanisms/generators.hpp"
+#include "pendulums.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/run/simulator.hpp"
 #include "loopdyn/formulations/registry.hpp"
@@ -330,7 +331,7 @@ void five_bar_manipulator(const std::string& dir) {
 
 // 000 §4.3, Fig. 10 in numbers: spatial ladders of L cells with masses making each equivalent to
 // the L = 1 ladder (generators.hpp, LadderMasses::equivalent), under rcr, against the 2-dof
-// pendulum integrated on its own (SpatialLadderPendulum, dopri5 at 1e-12).
+// pendulum integrated on its own (reference::SpatialLadderPendulum, dopri5 at 1e-12).
 void equivalent_ladders() {
   const SimulationSettings ss = adaptive(1e-10, 5.0, 0.1);
   std::printf("### 000 Fig. 10: independent coordinates of equivalent spatial ladders (§4.3)\n\n");
@@ -348,8 +349,8 @@ void equivalent_ladders() {
     const SpatialLadderState s = spatial_ladder_state(m, cells);
     const Problem p{std::move(m), s.q, s.u};
     const Run r = run(p, "rcr", {}, ss);
-    const std::vector<Eigen::Vector4d> ref = SpatialLadderPendulum(1).solve(
-        SpatialLadderPendulum::state_of(p.model, p.q, p.u), output_times(ss.t_end, ss.output_dt));
+    const std::vector<Eigen::Vector4d> ref = reference::SpatialLadderPendulum(1).solve(
+        reference::SpatialLadderPendulum::state_of(p.model, p.q, p.u), output_times(ss.t_end, ss.output_dt));
     double da = 0, db = 0, phi = 0, gu = 0;
     for (std::size_t k = 0; k < r.traj.rows.size(); ++k) {
       da = std::max(da, std::abs(r.traj.at(k, "q.post0_top.0") - ref[k](0)));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absolute_coordinates.hpp"
+#include "pendulums.hpp"
 #include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/mechanisms/iftomm.hpp"
 #include "loopdyn/core/mechanism.hpp"

@@ -17,6 +17,7 @@
 #include "absolute_coordinates.hpp"
 #include "andrews.hpp"
 #include "iftomm_cases.hpp"
+#include "pendulums.hpp"
 #include "loopdyn/loops/change_points.hpp"
 #include "loopdyn/core/forces.hpp"
 #include "loopdyn/formulations/formulation.hpp"
@@ -85,9 +86,9 @@ TEST(IftommA02, ExactMotionConservesItsEnergy) {
   const double inertia = (n + 1) / 3.0 + n, k = 9.81 * ((n + 1) / 2.0 + n);
   std::vector<double> t;
   for (int i = 0; i <= 400; ++i) t.push_back(0.05 * i);
-  const auto samples = nfourbar_exact(n, t);
+  const auto samples = reference::nfourbar_exact(n, t);
   const double e0 = 0.5 * inertia + k;
-  for (const PendulumSample& s : samples)
+  for (const reference::PendulumSample& s : samples)
     EXPECT_NEAR(0.5 * inertia * s.theta_dot * s.theta_dot + k * std::sin(s.theta), e0, 1e-9 * e0);
   // Full turns: the cranks pass the horizontal change points 20 times in 20 s (the statement).
   int crossings = 0;
@@ -164,7 +165,7 @@ TEST(IftommA02, SurveyFindsBothHorizontalChangePointsOnTheClosedCurve) {
 // 1e-3 s apart: error ~ θ̈ Δt² / (8 θ̇) < 1e-5 s).
 std::vector<double> exact_crossing_times(int n, double t_end) {
   const std::vector<double> t = output_times(t_end, 1e-3);
-  const std::vector<PendulumSample> s = nfourbar_exact(n, t);
+  const std::vector<reference::PendulumSample> s = reference::nfourbar_exact(n, t);
   std::vector<double> out;
   for (std::size_t k = 1; k < s.size(); ++k) {
     const double a = s[k - 1].theta / std::numbers::pi, b = s[k].theta / std::numbers::pi;
@@ -508,7 +509,7 @@ TEST(IftommParkSingular, ModelIsAParallelogramStartedOnThatBranchWithTheExactMot
   std::uniform_real_distribution<double> angle(-3.0, 3.0), rate(-5.0, 5.0);
   double offset = 0.0;
   for (int trial = 0; trial < 6; ++trial) {
-    const PendulumSample s{trial == 0 ? 1.074 : angle(rng), trial == 0 ? 0.0 : rate(rng)};
+    const reference::PendulumSample s{trial == 0 ? 1.074 : angle(rng), trial == 0 ? 0.0 : rate(rng)};
     VecX q(model.nq), u(model.nv);
     q(model.q_index[crank]) = q(model.q_index[rocker]) = s.theta;
     q(model.q_index[pin]) = -s.theta;

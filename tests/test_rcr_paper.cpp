@@ -6,6 +6,7 @@
 
 #include "loopdyn/formulations/rcr.hpp"
 #include "loopdyn/mechanisms/generators.hpp"
+#include "pendulums.hpp"
 #include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
 
@@ -50,7 +51,7 @@ TEST(RcrPaper, LadderAccelerationsAreThePendulums) {
       const SpatialLadderState s = spatial_ladder_state(m, L);
       VecX udot(m.nv);
       make_formulation("rcr", m)->accelerations(0.0, s.q, s.u, udot);
-      const Eigen::Vector4d x = SpatialLadderPendulum::state_of(m, s.q, s.u);
+      const Eigen::Vector4d x = reference::SpatialLadderPendulum::state_of(m, s.q, s.u);
       const Eigen::Vector2d p = spatial_ladder_pendulum_accelerations(x(0), x(1), x(2), x(3), L, masses);
       for (int k = 0; k <= L; ++k)
         EXPECT_TRUE(near(udot.segment<2>(m.v_index[m.joint_index(test::indexed("post", k) + "_top")]), p, 1e-12));
@@ -77,7 +78,7 @@ TEST(RcrPaper, Fig10EquivalentLaddersFollowTheTwoDofPendulum) {
     auto f = make_formulation("rcr", m);
     const Trajectory t = test::dopri5_run(m, *f, s.q, s.u, t_end, dt);
     const std::vector<Eigen::Vector4d> ref =
-        SpatialLadderPendulum(1).solve(SpatialLadderPendulum::state_of(m, s.q, s.u), output_times(t_end, dt));
+        reference::SpatialLadderPendulum(1).solve(reference::SpatialLadderPendulum::state_of(m, s.q, s.u), output_times(t_end, dt));
     ASSERT_EQ(t.rows.size(), ref.size());
     double worst = 0;
     for (std::size_t r = 0; r < ref.size(); ++r) {

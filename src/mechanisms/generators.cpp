@@ -1,6 +1,5 @@
 // Benchmark mechanisms and states (generators.hpp; definitions in shared/design/benchmarks.md).
 #include "loopdyn/mechanisms/generators.hpp"
-#include "loopdyn/run/integrators.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -263,31 +262,6 @@ Eigen::Vector2d spatial_ladder_pendulum_accelerations(double alpha, double beta,
   const double dM11 = 2.0 * sb * cb * (eps * posts - a);  // ∂M₁₁/∂β
   return {-(dM11 * alpha_dot * beta_dot + g * c * std::sin(alpha) * cb) / M11,
           (0.5 * dM11 * alpha_dot * alpha_dot - g * c * std::cos(alpha) * sb) / a};
-}
-
-SpatialLadderPendulum::SpatialLadderPendulum(int cells, LadderMasses masses) : cells_(cells), masses_(masses) {
-  require_positive(cells, "SpatialLadderPendulum: number of cells");
-}
-
-void SpatialLadderPendulum::rhs(double /*t*/, const VecX& x, VecX& dx) {
-  dx.head<2>() = x.tail<2>();
-  dx.tail<2>() = spatial_ladder_pendulum_accelerations(x(0), x(1), x(2), x(3), cells_, masses_);
-}
-
-std::vector<Eigen::Vector4d> SpatialLadderPendulum::solve(const Eigen::Vector4d& x0, const std::vector<double>& t_out,
-                                                          double tol) {
-  IntegratorSettings settings;
-  settings.kind = IntegratorKind::dopri5;
-  settings.rtol = settings.atol = tol;
-  std::vector<Eigen::Vector4d> out;
-  out.reserve(t_out.size());
-  integrate(*this, settings, 0.0, x0, t_out, [&](double, const VecX& x) { out.emplace_back(x); });
-  return out;
-}
-
-Eigen::Vector4d SpatialLadderPendulum::state_of(const Model& model, const VecX& q, const VecX& u) {
-  const int j = model.joint_index("post0_top");
-  return {q(model.q_index[j]), q(model.q_index[j] + 1), u(model.v_index[j]), u(model.v_index[j] + 1)};
 }
 
 void set_initial_state(Mechanism& m, const Model& model, const VecX& q, const VecX& u) {

@@ -16,7 +16,6 @@
 
 #include <cstdint>
 
-#include "loopdyn/run/integrators.hpp"
 #include "loopdyn/core/model.hpp"
 
 namespace loopdyn {
@@ -174,22 +173,5 @@ SpatialLadderState spatial_ladder_state(const Model& model, int cells);
 /// every "rung{k}_left" (−β̈, 0). Throws std::invalid_argument for cells < 1.
 Eigen::Vector2d spatial_ladder_pendulum_accelerations(double alpha, double beta, double alpha_dot, double beta_dot,
                                                       int cells, LadderMasses masses = LadderMasses::uniform);
-
-/// The pendulum above as a first-order system x = (α, β, α̇, β̇) for integrate() (integrators.hpp):
-/// an independent reference for the ladder's post0_top trajectory (000 Fig. 10).
-class SpatialLadderPendulum final : public OdeSystem {
- public:
-  explicit SpatialLadderPendulum(int cells, LadderMasses masses = LadderMasses::uniform);
-  int size() const override { return 4; }
-  void rhs(double t, const VecX& x, VecX& dx) override;
-  /// x at the times t_out (sorted, >= 0) from x0 at t = 0: dopri5 at rtol = atol = tol.
-  std::vector<Eigen::Vector4d> solve(const Eigen::Vector4d& x0, const std::vector<double>& t_out, double tol = 1e-12);
-  /// The pendulum state of a spatial-ladder state: (α, β, α̇, β̇) = q and u of "post0_top".
-  static Eigen::Vector4d state_of(const Model& model, const VecX& q, const VecX& u);
-
- private:
-  int cells_;
-  LadderMasses masses_;
-};
 
 }  // namespace loopdyn

@@ -1,6 +1,6 @@
 // The IFToMM multibody benchmark problems (library of computational benchmark problems, group A:
 // González, Dopico, Lugrís, Cuadrado et al., lim.ii.udc.es/mbsbenchmark) that loopdyn generates,
-// with references that do not use any loopdyn formulation (docs/results.md, "IFToMM benchmarks").
+// whose exact motions (reference/pendulums.hpp) use no loopdyn formulation (docs/results.md, "IFToMM benchmarks").
 //
 //   A02 N-four-bar  N parallelograms side by side: N + 1 cranks pinned to ground 1 m apart and N
 //                   couplers joining their tips; 2N + 1 uniform rods of 1 m and 1 kg; gravity −y.
@@ -31,20 +31,5 @@ namespace loopdyn {
 /// rod, 10⁻³ about the rod axis (the planar motion does not see it). Throws std::invalid_argument
 /// for n < 1.
 Mechanism nfourbar_mechanism(int n);
-
-/// The exact motion of A02 (see the file comment): θ(t), θ̇(t) of every crank at the times
-/// t_out (sorted, >= 0), by classical RK4 on the scalar pendulum with step h (default 1e-4 s;
-/// tests/test_iftomm.cpp checks the energy integral to 1e-9 relative over 20 s for N = 40).
-/// Separate from every loopdyn formulation and integrator.
-struct PendulumSample {
-  double theta = 0.0, theta_dot = 0.0;
-};
-std::vector<PendulumSample> nfourbar_exact(int n, const std::vector<double>& t_out, double h = 1e-4);
-
-/// θ(t), θ̇(t) at the times t_out (sorted, >= 0) of a scalar pendulum θ̈ = accel(θ) from `start`
-/// at t = 0, by classical RK4 with step h (shortened to land on each output time): the exact
-/// 1-dof motions of nfourbar_exact and of the reference cases that reduce to one angle.
-std::vector<PendulumSample> integrate_pendulum(const std::function<double(double)>& accel, PendulumSample start,
-                                               const std::vector<double>& t_out, double h);
 
 }  // namespace loopdyn
