@@ -27,6 +27,7 @@
 #include "loopdyn/loops/loop_structure.hpp"
 #include "loopdyn/loops/projection.hpp"
 #include "loopdyn/run/run.hpp"
+#include "loopdyn/run/start_state.hpp"
 #include "loopdyn/run/simulator.hpp"
 #include "loopdyn/mechanisms/square_nets.hpp"
 #include "loopdyn/mechanisms/zoo.hpp"
@@ -67,28 +68,15 @@ class ProgressBar {
 // Name of speed k without the "u." prefix: <joint>[.i].
 std::string speed_name(const Model& model, int k) { return model.coordinate_names()[model.nq + k].substr(2); }
 
-// The initial state of `simulate`: the model's q0, u0 assembled (loopdyn::assemble), or with
-// --no-assemble checked for consistency (check_consistent). Returns the summary line.
-std::string initial_state(const Model& model, bool no_assemble, VecX& q, VecX& u) {
-  q = model.q0;
-  u = model.u0;
-  if (!model.has_loops()) return {};
-  const Constraints& cons = model.loops().constraints;
+// The summary line of the initial state (start_state.hpp), empty for a model without loops.
+std::string initial_state_line(const Model& model, const StartState& s) {
   char line[256];
-  if (no_assemble) {
-    check_consistent(model, cons, q, u);
-    std::snprintf(line, sizeof line, "initial     as given (--no-assemble), residuals within %g\n", consistency_tolerance);
+  if (s.checked) {
+    std::snprintf(line, sizeof line, "initial     as given (--no-assemble), residuals within %g\n", s.check_tolerance);
     return line;
   }
-  AssemblyResult a;
-  try {
-    a = assemble(model, cons, q, u);
-  } catch (const std::runtime_error& e) {
-    std::string what = "cannot assemble the initial state: ";
-    throw std::runtime_error(what.append(e.what()).append("; fix the model's q (or geometry)"));
-  }
-  q = a.q;
-  u = a.u;
+  if (!s.assembly) return {};
+  const AssemblyResult& a = *s.assembly;
   std::string independent;
   for (int k : a.independent_speeds) independent.append(independent.empty() ? "" : ", ").append(speed_name(model, k));
   std::snprintf(line, sizeof line, "assembled   %d iterations, position residual %.3g, velocity residual %.3g; ",
@@ -249,10 +237,10 @@ int simulate(const SimulateOptions& o) {
   if (!o.plots.empty() && !o.view) throw std::invalid_argument("--plot is for the --view page: add --view");
   const Mechanism mechanism = load_model(o.model);
   const Model model = Model::build(mechanism);
-  VecX q0, u0;
-  const std::string initial = initial_state(model, o.no_assemble, q0, u0);
+  const StartState start = start_state(model, model.q0, model.u0, !o.no_assemble);
+  const std::string initial = initial_state_line(model, start);
   const RunSettings settings = run_settings(o);
-  const RunResult r = run_model(o, settings, model, q0, u0);
+  const RunResult r = run_model(o, settings, model, start.q, start.u);
   const Trajectory& traj = r.trajectory;
   if (!traj.rows.empty()) write_csv(o.out, traj);
   std::printf("model       %s (%d bodies, nq = %d, nv = %d, %zu loop-closing joints)\n", model.name.c_str(),

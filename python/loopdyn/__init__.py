@@ -168,22 +168,6 @@ class Result:
         return f"<loopdyn.Result: {self.method}, {len(self)} rows x {len(self.columns)} columns>"
 
 
-def _initial_state(model, assemble, q0, u0):
-    """(q, u, assembly) to start from, as `loopdyn simulate`: closed by assembly, or checked."""
-    q = model.q0 if q0 is None else q0
-    u = model.u0 if u0 is None else u0
-    if not model.has_loops:
-        return q, u, None
-    if not assemble:
-        model.check_consistent(q, u)
-        return q, u, None
-    try:
-        a = model.assemble(q, u)
-    except RuntimeError as e:
-        raise RuntimeError(f"cannot assemble the initial state: {e}; fix the model's q (or geometry)") from None
-    return a["q"], a["u"], a
-
-
 class RunError(RuntimeError):
     """A run that stopped for a reason the library names but has no class for (a position analysis
     that fails, ...). Like every stop of simulate(), it carries the rows computed before it in
@@ -207,7 +191,7 @@ def simulate(model, method="auto", integrator=None, t_end=10.0, dt=1e-3, rtol=1e
     stop. options: FormulationSettings by name (on_singular="continue", baumgarte_alpha, ...).
     The GIL is released during the run; Ctrl-C stops it with KeyboardInterrupt.
     """
-    q, u, initial = _initial_state(model, assemble, q0, u0)
+    q, u, initial = model._start_state(q0, u0, assemble)
     columns, data, stats, events, ran, handovers, stop, message = _simulate(
         model, method, q, u, integrator, t_end, dt, rtol, atol, output_dt, project, project_tolerance, reactions,
         diagnostics, watch, **options)

@@ -19,6 +19,7 @@
 #include "loopdyn/loops/projection.hpp"
 #include "loopdyn/mechanisms/square_nets.hpp"
 #include "loopdyn/run/method_choice.hpp"
+#include "loopdyn/run/start_state.hpp"
 
 namespace loopdyn::python {
 
@@ -63,6 +64,17 @@ py::dict choice_entry(const MethodChoice& c) {
 // `loopdyn info --json`'s description, the same function's, as Python objects.
 py::object info(const Model& model) { return py::module_::import("json").attr("loads")(describe(model).dump()); }
 
+py::dict assembly_dict(const AssemblyResult& r) {
+  py::dict d;
+  d["q"] = to_numpy(r.q);
+  d["u"] = to_numpy(r.u);
+  d["iterations"] = r.iterations;
+  d["position_residual"] = r.position_residual;
+  d["velocity_residual"] = r.velocity_residual;
+  d["independent_speeds"] = r.independent_speeds;
+  return d;
+}
+
 // loopdyn::assemble from (q, u), the model's initial state by default.
 py::dict assemble_state(const Model& model, const py::object& q, const py::object& u, double tolerance,
                         int max_iterations) {
@@ -72,15 +84,16 @@ py::dict assemble_state(const Model& model, const py::object& q, const py::objec
   AssemblySettings settings;
   settings.tolerance = tolerance;
   settings.max_iterations = max_iterations;
-  const AssemblyResult r = assemble(model, model.loops().constraints, q0, u0, settings);
-  py::dict d;
-  d["q"] = to_numpy(r.q);
-  d["u"] = to_numpy(r.u);
-  d["iterations"] = r.iterations;
-  d["position_residual"] = r.position_residual;
-  d["velocity_residual"] = r.velocity_residual;
-  d["independent_speeds"] = r.independent_speeds;
-  return d;
+  return assembly_dict(assemble(model, model.loops().constraints, q0, u0, settings));
+}
+
+// loopdyn::start_state: (q, u, the assembly as assemble() returns it, or None).
+py::tuple start(const Model& model, const py::object& q, const py::object& u, bool assemble) {
+  VecX q0 = model.q0, u0 = model.u0;
+  if (!q.is_none()) read_vector(q, "q0", "nq", q0);  // simulate()'s keywords
+  if (!u.is_none()) read_vector(u, "u0", "nv", u0);
+  const StartState s = start_state(model, q0, u0, assemble);
+  return py::make_tuple(to_numpy(s.q), to_numpy(s.u), s.assembly ? assembly_dict(*s.assembly) : py::object(py::none()));
 }
 
 // A model file through load_mechanism; its import notes (io/mjcf.hpp) as Python warnings, the
@@ -126,6 +139,8 @@ void bind_model(py::module_& m) {
       .def("assemble", &assemble_state, py::arg("q") = py::none(), py::arg("u") = py::none(),
            py::arg("tolerance") = AssemblySettings{}.tolerance, py::arg("max_iterations") = AssemblySettings{}.max_iterations,
            "Closes the loops from (q, u) (default: the model's q0, u0).")
+      .def("_start_state", &start, py::arg("q"), py::arg("u"), py::arg("assemble"),
+           "(q, u, assembly or None) a run starts from, as `loopdyn simulate` makes it (run/start_state.hpp).")
       .def(
           "check_consistent",
           [](const Model& mo, const py::handle& q, const py::handle& u, double tolerance) {
