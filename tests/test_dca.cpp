@@ -133,7 +133,7 @@ TEST(Dca, AssemblyTreeIsBalancedWithFewHandles) {
   }
 }
 
-// The assembly tree is a nested dissection (dca.cpp, Bisection). On paper 003's R x R square net
+// The assembly tree is a nested dissection (dca/tree.cpp, Bisection). On paper 003's R x R square net
 // (2R² + 2R bars) the root's children keep the bars that cross one cut, about R, and a node below
 // the perimeter of its patch; the factoring then costs O(n^1.5) multiply-adds asymptotically, the
 // least any elimination order of a grid can cost (Hoffman, Martin and Rose 1973). A bisection of
