@@ -137,8 +137,7 @@ void Engine::applied_forces(double t, const VecX& x) {
 void Engine::body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a) {
   load_bodies(x, true);
   applied_forces(t, x);
-  update_rows(true);
-  const Factorization at_x = factor();
+  const Factorization at_x = factor(update_rows(true));
   // ν = −γ + 2μΩ Φ̇ + Ω² Φ (004 eq 6, with G a = γ).
   const double mu = parameters.mu, omega = parameters.omega;
   nu_ = -gamma_ + 2.0 * mu * omega * phidot_ + omega * omega * phi_;

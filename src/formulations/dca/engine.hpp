@@ -22,6 +22,14 @@
 
 namespace loopdyn::dca {
 
+/// What Engine::update_rows returns and Engine::factor takes: a factoring follows an evaluation of
+/// the rows (G's blocks at the loaded bodies), by type.
+class RowsEvaluated {
+ private:
+  friend struct Engine;
+  RowsEvaluated() = default;
+};
+
 struct Engine {
   Engine(const Model& model, const Parameters& parameters);
   Engine(const Engine&) = delete;  // the solver refers to the tree and the driver held here
@@ -35,9 +43,10 @@ struct Engine {
   void load_bodies(const Eigen::Ref<const VecX>& x, bool velocities);
   /// Frames, Φ, G's row blocks and, with velocities, Φ̇ and γ of every constraint row at the loaded
   /// bodies. Refused between Solver::factor and the solve that factors (it reads G then).
-  void update_rows(bool velocities);
-  /// The bodies' world inertias at the loaded positions, then Solver::factor with them and G.
-  [[nodiscard]] Factorization factor();
+  RowsEvaluated update_rows(bool velocities);
+  /// The bodies' world inertias at the loaded positions, then Solver::factor with them and the G of
+  /// `rows`.
+  [[nodiscard]] Factorization factor(const RowsEvaluated& rows);
   void subtract_constraint_forces(int body);  ///< res −= Gᵀ lambda on one body, G of the rows
   void constraint_residual(const VecX& x, const VecX& nu);  ///< c = G x + ν (the diagnostics), into c_
   void applied_forces(double t, const VecX& x);

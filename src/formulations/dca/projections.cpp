@@ -28,8 +28,7 @@ int Engine::project_positions(Eigen::Ref<VecX> x) {
   load_bodies(x, false);
   r_star_ = r_;
   R_star_ = R_;
-  update_rows(false);
-  const Factorization at_q_star = factor();  // and the inertia at q*, the metric
+  const Factorization at_q_star = factor(update_rows(false));  // and the inertia at q*, the metric
   lambda_.setZero();
   int k = 0;
   while (k < parameters.max_iterations) {
@@ -69,8 +68,7 @@ void Engine::project_velocities(Eigen::Ref<VecX> x) {
   const int nb = model.nbodies;
   // 004 eqs 64-65, 72: matrices at the (projected) q, v from M v* and ν = 0.
   load_bodies(x, true);
-  update_rows(true);
-  const Factorization at_q = factor();
+  const Factorization at_q = factor(update_rows(true));
   for (int i = 0; i < nb; ++i) {  // F = M v*, x from v*
     BodyVector::angular(prev_, i) = w_[i];
     BodyVector::linear(prev_, i) = v_[i];

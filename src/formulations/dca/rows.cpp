@@ -21,7 +21,7 @@ void Engine::load_bodies(const Eigen::Ref<const VecX>& x, bool velocities) {
   });
 }
 
-void Engine::update_rows(bool velocities) {
+RowsEvaluated Engine::update_rows(bool velocities) {
   if (solver.factor_pending()) throw std::logic_error("dca: update_rows between factor() and the solve that factors");
   // Frames: pose, velocity and acceleration at zero body accelerations (ω̇ = 0, r̈ = 0).
   auto frame = [&](int body, const Transform& X, ConstraintData::Frame& f) {
@@ -107,9 +107,10 @@ void Engine::update_rows(bool velocities) {
       gamma_(r) = bias;
     }
   });
+  return RowsEvaluated();
 }
 
-Factorization Engine::factor() {
+Factorization Engine::factor(const RowsEvaluated& /*rows*/) {
   parallel.for_each(model.nbodies, [&](int i) { inertia_[i] = R_[i] * Jc_[i] * R_[i].transpose(); });
   // The nodes are factored by the next solve, each just before its upward step, so that the tree's
   // memory is streamed through once for both (Solver::factor_node copies G's blocks then).

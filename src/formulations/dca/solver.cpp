@@ -82,7 +82,7 @@ void Solver::factor_node(int id) {
   Scratch& s = scratch();
   const int h6 = 6 * n.h(), c6 = 6 * n.hc, e6 = 6 * n.he;
   // The solves use G as factored: the projections' modified Newton keeps the matrices of q*
-  // while Rows::update moves Rows::G with q.
+  // while Engine::update_rows moves Engine::Gblk_ with q.
   {
     double* g = data_.data() + n.G;
     for (int k = 0; k < n.rows; ++k)

@@ -3,10 +3,12 @@
 // sweeps of one solve, and the augmented-Lagrangian iterations as iterative refinement on them
 // (formulations/dca.hpp, "Multipliers" and "Divide and conquer").
 //
-// Call order, by types: factor() makes the only Factorization, and every solve takes the current
-// one (a replaced one is refused). The nodes are factored by the first solve after factor(), so
-// that the tree's memory is streamed through once for both; the inertias and G's blocks given to
-// factor() must not change until then (Rows::update refuses while factor_pending()).
+// Call order, by types: the rows are evaluated (Engine::update_rows returns RowsEvaluated), then
+// factored (Engine::factor takes it; Solver::factor makes the only Factorization), then solved
+// (every solve takes the current Factorization; a replaced one is refused with an error). The
+// nodes are factored by the first solve after factor(), so that the tree's memory is streamed
+// through once for both; the inertias and G's blocks given to factor() must not change until then
+// (Engine::update_rows refuses while factor_pending(), the one order checked at run time).
 #pragma once
 
 #include <vector>
@@ -41,7 +43,7 @@ class Solver {
          const Parameters& parameters);
 
   /// Every node's K, elimination and factor, from the world inertias J about the centres of mass
-  /// (with the model's masses: the bodies' mass matrices) and G's blocks (Rows::G), made by the
+  /// (with the model's masses: the bodies' mass matrices) and G's blocks (Engine::Gblk_), made by the
   /// next solve, before its upward step at each node. Both are read by reference until then.
   [[nodiscard]] Factorization factor(const std::vector<Mat3>& inertia, const Mat6X& G);
   /// factor() was called and no solve has factored the nodes yet.

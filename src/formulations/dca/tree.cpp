@@ -204,7 +204,7 @@ void lay_out(const ConstraintSet& set, const std::vector<std::vector<char>>& han
   tree.stack_size = stack_size;
 }
 
-// Row r's 6-blocks, one per body of its constraint, from column first_block[r] of Rows::G, and
+// Row r's 6-blocks, one per body of its constraint, from column first_block[r] of Engine::Gblk_, and
 // each body's blocks.
 void index_blocks(int nb, ConstraintSet& set) {
   const int m = set.size();

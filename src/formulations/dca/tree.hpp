@@ -40,15 +40,15 @@ struct Constraint {
 };
 
 /// Every constraint and row of the model (tree joints, loop joints, couplings, in that order), and
-/// where G's 6-blocks of each row and body are (Rows::G, one column per row and constraint body).
+/// where G's 6-blocks of each row and body are (Engine::Gblk_, one column per row and constraint body).
 struct ConstraintSet {
   std::vector<Constraint> constraints;
   std::vector<ConstraintRow> rows;  ///< every row, ConstraintRow::loop = index in constraints
   std::vector<double> coupling_q0;  ///< first coordinate of every coupling term (the model's q0)
   int loop_rows = 0;                ///< rows of the loop joints and couplings, the last of rows
-  std::vector<int> first_block;     ///< (rows + 1) first column of each row's blocks in Rows::G
-  std::vector<int> block_body;      ///< the body of each column of Rows::G
-  /// The (row, column of Rows::G) pairs of each body, rows ascending: body i's from
+  std::vector<int> first_block;     ///< (rows + 1) first column of each row's blocks in Engine::Gblk_
+  std::vector<int> block_body;      ///< the body of each column of Engine::Gblk_
+  /// The (row, column of Engine::Gblk_) pairs of each body, rows ascending: body i's from
   /// body_blocks[body_first[i]] to body_blocks[body_first[i + 1]] (the gather of Gᵀλ).
   std::vector<int> body_first;
   std::vector<std::pair<int, int>> body_blocks;
