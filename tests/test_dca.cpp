@@ -134,7 +134,7 @@ TEST(Dca, AssemblyTreeIsBalancedWithFewHandles) {
   }
 }
 
-// The assembly tree is a nested dissection (dca.cpp, Bisection). On paper 003's R x R square net
+// The assembly tree is a nested dissection (dca/tree.cpp, Bisection). On paper 003's R x R square net
 // (2R² + 2R bars) the root's children keep the bars that cross one cut, about R, and a node below
 // the perimeter of its patch; the factoring then costs O(n^1.5) multiply-adds asymptotically, the
 // least any elimination order of a grid can cost (Hoffman, Martin and Rose 1973). A bisection of
@@ -323,6 +323,37 @@ TEST(Dca, RefusesBadSettingsNamingThem) {
             std::string::npos);
   EXPECT_NE(message([](FormulationSettings& f) { f.threads = -2; }).find("--threads"), std::string::npos);
   EXPECT_EQ(message([](FormulationSettings&) {}), "no error");
+}
+
+// to_joint is const: its angles take the branch nearest the reference that start, accept (and
+// complete) and accelerations(t, q, u) set, never the previous to_joint's result, so that the joint
+// state of a given x is the same whatever was mapped before. Two states 3 and 6 rad from q0 on the
+// shoulder: 6 rad maps to 6 − 2π (nearest q0) before and after the 3 rad one.
+TEST(Dca, ToJointDoesNotDependOnTheOrderOfCalls) {
+  const Model m = test::load_model("double_pendulum");
+  const Dca maker(m, {});
+  VecX qa = m.q0, qb = m.q0;
+  qa(0) += 3.0;
+  qb(0) += 6.0;
+  VecX xa(maker.state_size()), xb(maker.state_size());
+  maker.to_state(qa, m.u0, xa);
+  maker.to_state(qb, m.u0, xb);
+  const auto joint = [&](const Dca& dca, const VecX& x) {
+    VecX q(m.nq), u(m.nv);
+    dca.to_joint(x, q, u);
+    VecX qu(m.nq + m.nv);
+    qu << q, u;
+    return qu;
+  };
+  Dca forward(m, {}), backward(m, {});
+  forward.start({}, m.q0, m.u0);
+  backward.start({}, m.q0, m.u0);
+  const VecX a_first = joint(forward, xa), b_second = joint(forward, xb);
+  const VecX b_first = joint(backward, xb), a_second = joint(backward, xa);
+  EXPECT_TRUE(a_first == a_second) << a_first.transpose() << "\n" << a_second.transpose();
+  EXPECT_TRUE(b_first == b_second) << b_first.transpose() << "\n" << b_second.transpose();
+  EXPECT_NEAR(b_first(0), m.q0(0) + 6.0 - 2.0 * M_PI, 1e-12);
+  EXPECT_NEAR(a_first(0), m.q0(0) + 3.0, 1e-12);
 }
 
 // A body whose inertia leaves a direction free that no joint holds has no absolute-coordinate

@@ -66,7 +66,7 @@
 // matrices at the projected positions: M v + Gᵀ λ = M v*, λ = λ* + α G v, until the change of v is
 // below ε_v. Both are the same divide-and-conquer solve with other right-hand sides. Where the
 // loops' redundancy is geometric (rows of rank rising off the loops: Bennett, Bricard),
-// derivative() also projects each stage's positions before its accelerations (project_stages_).
+// derivative() also projects each stage's positions before its accelerations (projects_stages()).
 //
 // Parallel (004 §1, §4.4): the two subtrees of a node are assembled, and disassembled, as two tasks
 // of a oneTBB task arena that lives as long as the formulation, down to subtrees of kParallelGrain
@@ -75,7 +75,9 @@
 // from its rows in a fixed order). Each node's and element's arithmetic is the same whatever the
 // thread count, so results are identical (bit for bit) for any number of threads.
 //
-// Output: to_joint() inverts each tree joint's kinematics (body_coordinates.hpp). Applied forces
+// Output: to_joint() inverts each tree joint's kinematics (body_coordinates.hpp), its angles on the
+// branch nearest a reference that only start(), accept() (complete()) and accelerations(t, q, u)
+// set: a const call, whose result depends on x and that reference alone. Applied forces
 // are evaluated at that joint state (evaluate_forces), joint forces acting on the joint's two
 // bodies as the wrench S (SᵀS)⁻¹ τ.
 #pragma once
@@ -90,6 +92,10 @@
 #include "loopdyn/formulations/formulation.hpp"
 
 namespace loopdyn {
+
+namespace dca {
+struct Engine;
+}
 
 class Dca final : public Formulation {
  public:
@@ -112,7 +118,7 @@ class Dca final : public Formulation {
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
 
   Coordinates coordinates() const override { return Coordinates::absolute; }
-  int state_size() const override { return 13 * model_.nbodies; }
+  int state_size() const override;
   void to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const override;
   /// [ṙ; ṗ = ½ (0, ω) ⊗ p; ω̇, r̈].
   void derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) override;
@@ -146,7 +152,7 @@ class Dca final : public Formulation {
     /// drive to zero (Φ̈ itself on the constraints).
     double acceleration_residual = 0.0;
   };
-  const Diagnostics& diagnostics() const { return diagnostics_; }
+  const Diagnostics& diagnostics() const;
   /// dca.iterations.{acceleration,position,velocity}, dca.residual.{position,velocity,acceleration}
   /// of the last accepted step (completed rows between steps, dopri5's, keep the step's).
   std::vector<std::string> diagnostic_names() const override;
@@ -171,148 +177,13 @@ class Dca final : public Formulation {
     double critical_madds = 0.0;
   };
   TreeShape tree_shape() const;
-  int threads() const { return threads_; }
-  /// Whether derivative() projects each stage's positions first (project_stages_).
-  bool projects_stages() const { return project_stages_; }
-  double alpha() const { return alpha_; }
-
-  struct Constraint;
-  struct Node;
+  int threads() const;
+  /// Whether derivative() projects each stage's positions first (dca::Engine::project_stages).
+  bool projects_stages() const;
+  double alpha() const;
 
  private:
-  /// Positions (and velocities, `velocities`) of x into the body workspace.
-  void load_bodies(const Eigen::Ref<const VecX>& x, bool velocities);
-  /// q_joint_, u_joint_ of x (joint_state), which become the next call's reference q_near_.
-  void joint_state_of(const Eigen::Ref<const VecX>& x) const;
-  /// Frames, Φ, G's row blocks and, with velocities, Φ̇ and γ of every constraint row.
-  void update_rows(bool velocities);
-  /// inertia_ at the loaded positions; K, its elimination and factor of every node with G's blocks at
-  /// the loaded positions are made by the next solve (factor_node), before its upward step at each
-  /// node, so that the tree's memory is streamed through once for both. Nothing may change Gblk_
-  /// between the two (update_rows refuses).
-  void factor();
-  void factor_node(int id);
-  /// diag(J, m 1) v for body i, J of the last factor() (world axes, about the centre of mass).
-  Vec6 mass_times(int i, const Vec6& v) const;
-  /// The augmented-Lagrangian iterations as iterative refinement: from x and lambda_, each
-  /// iteration solves for the correction of x and λ from the residuals F − M x − Gᵀλ and G x + ν
-  /// (gathered by the solve itself, solve_up), which is 004's λ = λ* + α(G x + ν) with λ* the
-  /// previous λ, computed with the small residuals on the right-hand side so that the round-off of
-  /// the ill-conditioned K = M + α GᵀG scales with them (the plain form leaves an error of about
-  /// 1e-10 relative, eps × α: measured on IFToMM A02). Returns the iterations; stops when the largest
-  /// correction is below tolerance (or 100 ulps of x).
-  int refine(const VecX& F, const VecX& nu, double tolerance, VecX& x);
-  void subtract_constraint_forces(int body);               ///< res_ −= Gᵀ lambda_ on one body, Gblk_'s G
-  void constraint_residual(const VecX& x, const VecX& nu);  ///< c_ = G x + ν, Gblk_'s G (the diagnostics)
-  /// One divide-and-conquer solve, with the factored matrices (factoring them first after
-  /// factor()), of the correction a, Δλ of x, λ: M a + GᵀΔλ = F − M x − Gᵀλ, Δλ = α (G a + c),
-  /// c = G x + ν, F (6 per body), ν (rows), x (6 per body) and λ (rows) zero when null. Out: a (6
-  /// per body), dlambda_: Δλ, c_: c.
-  void solve(const VecX& F, const VecX* x, const VecX* lambda, const VecX& nu, VecX& out);
-  void solve_up(int id, const VecX& F, const VecX* x, const VecX* lambda, const VecX& nu);  ///< a node's R_C, z and rows' c (c_)
-  void solve_down(int id, VecX& out);  ///< its a_e and Δλ
-  void applied_forces(double t, const VecX& x);
-  /// The positions of x onto the constraints (004 eq 99, matrices at x's positions; Φ of the
-  /// result in phi_); returns the iterations.
-  int project_positions(Eigen::Ref<VecX> x);
-  /// The velocities of x onto the constraints at x's positions (004 eq 72).
-  void project_velocities(Eigen::Ref<VecX> x);
-  double max_abs(const VecX& v) const { return v.size() ? v.cwiseAbs().maxCoeff() : 0.0; }
-  /// Calls f(node) for every node, children before parents (post) or after (pre), two subtrees
-  /// in parallel from kParallelGrain bodies on when threads_ > 1.
-  template <class F>
-  void post_order(int node, const F& f);
-  template <class F>
-  void pre_order(int node, const F& f);
-  /// f() in the task arena (or directly with one thread).
-  template <class F>
-  void in_pool(const F& f);
-  /// f(i) for i = 0 .. n − 1, in parallel chunks when threads_ > 1; f(i) writes element i only.
-  template <class F>
-  void for_each(int n, const F& f);
-
-  double alpha_, mu_, omega_;
-  int max_iterations_;
-  double eps_p_, eps_v_, eps_a_;
-  bool projections_;
-  /// derivative() takes the accelerations at the stage's positions projected onto the constraints
-  /// (with its velocities), when the loops' redundancy is geometric (dca.cpp,
-  /// geometric_redundancy). Off the closed set such rows gain rank: at a dopri5 stage, 1e-6 m off
-  /// at rtol 1e-8, G has a singular value of that order along the motion itself, where it has none
-  /// on the loops, and enforcing every row there (the penalty α GᵀG, the multipliers' iterations)
-  /// pushes the motion along the loop by O(α d²): 5e-3 m off the reference after 2 s on a Bennett
-  /// linkage (zoo case 258 of seed 36), more with more iterations or a larger α, unseen by the
-  /// error estimate. At projected positions G has no such direction.
-  bool project_stages_;
-  VecX stage_;  ///< (13 nbodies) the projected stage of derivative()
-  int threads_;
-  struct Pool;  ///< the oneTBB task arena (dca.cpp)
-  std::shared_ptr<Pool> pool_;
-  struct Scratch;  ///< a node's K while it is factored (dca.cpp)
-  std::vector<Scratch> scratch_;  ///< one per thread
-  Scratch& scratch();
-  double* kc_of(const Node& n, Scratch& s);  ///< where n's K_C is (Node::kc_on_stack)
-
-  std::vector<Constraint> constraints_;
-  std::vector<ConstraintRow> rows_;  ///< every row, ConstraintRow::loop = index in constraints_
-  std::vector<Node> nodes_;
-  /// What the solves read and write of every node (G's blocks, X, L, z, R_C, a_C; Node), one
-  /// stretch per node in post order: an upward sweep streams through it forwards, a downward one
-  /// (right subtree first) backwards. K_C, read only by the parent's factor, is apart: in kc_
-  /// (Node::kc_on_stack false) or on a thread's Scratch::kc_stack.
-  std::vector<double> tree_, kc_;
-  std::vector<int> index_;  ///< every node's handle positions, rows and columns (Node::index), in post order
-  bool factor_pending_ = false;  ///< factor() was called; the next solve factors the nodes
-  int root_ = -1;
-  std::vector<int> leaf_of_body_;
-
-  // Body workspace (model order).
-  std::vector<Mat3> Jc_;      ///< (bodies) inertia about the centre of mass, body axes
-  std::vector<Mat3> R_;       ///< world rotation
-  std::vector<Vec3> r_, w_, v_;
-  VecX Q_;                    ///< (6 nbodies) applied forces and gyroscopic terms [n − ω×Jω; f + m g]
-  VecX rhs_, out_, prev_;     ///< (6 nbodies)
-  std::vector<Vec3> r_star_;  ///< positions before a projection
-  std::vector<Mat3> R_star_;
-  /// World inertia J about the centre of mass of the last factor() (at q* in the position
-  /// projection): with the mass, the body's mass matrix diag(J, m 1), kept as J alone (a third of
-  /// the 6 x 6 matrix's memory) since the sweeps read it at every leaf.
-  std::vector<Mat3> inertia_;
-
-  // Rows: Φ, Φ̇, γ, ν, λ, λ* (rows); G blocks (6 per row and body of its constraint).
-  VecX phi_, phidot_, gamma_, nu_, lambda_, dlambda_, c_;
-  VecX warm_lambda_;          ///< λ at the last accepted state: the first λ* of every evaluation
-  // multipliers(), computed on demand after accelerations(t, q, u).
-  mutable bool kept_stale_ = false;
-  mutable VecX kept_lambda_, generalized_, kept_rhs_;  ///< λ on the model's kept rows, G_allᵀλ, G_k G_allᵀλ
-  mutable MatX kept_normal_;                            ///< G_k G_kᵀ
-  mutable PsdSolver kept_solver_;
-  mutable ConstraintData joint_rows_;  ///< the joint-coordinate Jacobians of the unreduced and kept rows
-  mutable MatX G_all_, G_kept_;
-  int loop_rows_ = 0;  ///< rows of the loop joints and couplings, the last of rows_
-  bool refresh_warm_ = true;  ///< the next evaluation is the first at an accepted state
-  VecX res_, delta_;  ///< (6 nbodies) force residual and correction of refine()
-  std::vector<int> first_block_;  ///< (rows + 1) first column of each row's blocks in Gblk_
-  std::vector<int> block_body_;   ///< the body of each column of Gblk_
-  /// The (row, column of Gblk_) pairs of each body, rows ascending: body i's from
-  /// body_blocks_[body_first_[i]] to body_blocks_[body_first_[i + 1]] (the gather of Gᵀλ).
-  std::vector<int> body_first_;
-  std::vector<std::pair<int, int>> body_blocks_;
-  Mat6X Gblk_;       ///< G's 6-block of each (row, constraint body) at the loaded positions (update_rows)
-  std::vector<ConstraintData::Frame> fp_, fc_;
-  std::vector<double> coupling_q_;  ///< last coordinate of every coupling term (near for the next)
-
-  // Applied forces at the joint state.
-  bool has_forces_ = false;
-  KinematicsData kin_;
-  ForceData forces_;
-  VecX qf_, uf_;
-  mutable BodyState state_;
-  mutable VecX q_near_, q_joint_, u_joint_;  ///< to_joint's continuity reference and result
-  VecX x_joint_, a_joint_;                   ///< accelerations(t, q, u)'s absolute state and a
-  std::vector<Vec6> body_acc_;
-
-  Diagnostics diagnostics_;
+  std::unique_ptr<dca::Engine> e_;  ///< everything else (src/formulations/dca/engine.hpp)
 };
 
 }  // namespace loopdyn
