@@ -14,8 +14,6 @@
 
 #include "loopdyn/loops/assembly.hpp"
 #include "loopdyn/formulations/formulation.hpp"
-#include "loopdyn/formulations/dca.hpp"
-#include "loopdyn/formulations/srm.hpp"
 #include "loopdyn/mechanisms/generators.hpp"
 #include "loopdyn/mechanisms/iftomm.hpp"
 #include "loopdyn/io/csv.hpp"
@@ -251,16 +249,7 @@ int simulate(const SimulateOptions& o) {
   else std::printf(" (dt %g)", o.dt);
   for (const Handover& h : r.handovers) std::printf(" (auto: %s stopped, see above)", h.from.c_str());
   std::printf("\n");
-  if (const auto* srm = dynamic_cast<const Srm*>(r.formulation.get()))
-    std::printf("srm         %d iterates, ε = %.6g s/kg (a_max = %.6g 1/kg), α = %.6g 1/s\n", srm->iterations(),
-                srm->epsilon(), srm->a_max(), srm->alpha());
-  if (const auto* dca = dynamic_cast<const Dca*>(r.formulation.get())) {
-    const Dca::TreeShape shape = dca->tree_shape();
-    std::printf("dca         α = %.3g, %d constraint rows; assembly tree of %d nodes, depth %d, at most %d handles; %d "
-                "thread%s\n",
-                dca->alpha(), shape.rows, shape.nodes, shape.depth, shape.max_handles, dca->threads(),
-                dca->threads() > 1 ? "s" : "");
-  }
+  if (const std::string s = r.formulation->summary(); !s.empty()) std::printf("%-11s %s\n", r.method.c_str(), s.c_str());
   const double t_last = traj.rows.empty() ? 0.0 : traj.rows.back()(0);
   std::printf("simulated   %g s in %.3f s wall: %ld steps (%ld rejected), %ld evaluations\n", t_last, r.wall_seconds,
               traj.stats.steps_accepted, traj.stats.steps_rejected, traj.stats.rhs_evaluations);
@@ -582,7 +571,7 @@ int main(int argc, char** argv) {
   std::string methods;
   for (const MethodInfo& m : loopdyn::methods())
     methods.append(methods.empty() ? "" : ", ").append(m.name).append(m.implemented() ? "" : " (planned)");
-  cmd_sim->add_option("--method", sim.method, "formulation: auto (tree without loops; embedding when every aggregated body has at most 12 joint speeds; else rcr when its scope covers the loops; else srm with rk2 or rk4 when an aggregated body has at least 64 speeds; else lagrange-dense; `loopdyn info` says which), " + methods)
+  cmd_sim->add_option("--method", sim.method, "formulation: auto (" + auto_rule() + "; `loopdyn info` says which), " + methods)
       ->capture_default_str();
   cmd_sim->add_option("--baumgarte-alpha", sim.formulation.baumgarte_alpha,
                       "Baumgarte damping α in Φ̈ + 2αΦ̇ + β²Φ = 0 (loop formulations)")

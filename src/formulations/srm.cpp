@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -83,6 +84,13 @@ void Srm::start(const StepPlan& plan, const VecX& q0, const VecX& u0) {
   floor_ = std::max(weight_energy_, std::abs(e0.springs));
   exact_multipliers(0.0, q0, u0);  // λ_0 of the first step (003 Assumption 3.1: no initial layer)
   lambda0_ = lambda_;
+}
+
+std::string Srm::summary() const {
+  char line[160];
+  std::snprintf(line, sizeof line, "%d iterates, ε = %.6g s/kg (a_max = %.6g 1/kg), α = %.6g 1/s", iterations_, epsilon_,
+                a_max_, alpha_);
+  return line;
 }
 
 std::string Srm::change_point_refusal() const {

@@ -6,6 +6,12 @@
 
 namespace loopdyn {
 
+std::string auto_rule() {
+  return "tree without loops; embedding when every aggregated body has at most " + std::to_string(kSmallAggregatedBody) +
+         " joint speeds; else rcr when its scope covers the loops; else srm with rk2 or rk4 when an aggregated body "
+         "has at least " + std::to_string(kSrmAggregatedBody) + " speeds; else lagrange-dense";
+}
+
 MethodChoice default_method(const Model& model, IntegratorKind integrator) {
   return default_method(model, model.q0, integrator);
 }

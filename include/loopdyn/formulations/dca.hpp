@@ -176,6 +176,7 @@ class Dca final : public Formulation {
     /// no schedule takes less than max(factor_madds / p, critical_madds) multiply-adds' time.
     double critical_madds = 0.0;
   };
+  std::string summary() const override;
   TreeShape tree_shape() const;
   int threads() const;
   /// Whether derivative() projects each stage's positions first (dca::Engine::project_stages).

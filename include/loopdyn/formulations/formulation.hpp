@@ -170,6 +170,9 @@ class Formulation {
   /// parameters depend on the step (srm: ε ~ h) sets them here, and throws std::invalid_argument
   /// naming the setting when it cannot run with that integrator. The default accepts every one.
   virtual void start(const StepPlan& /*plan*/, const VecX& /*q0*/, const VecX& /*u0*/) {}
+  /// One line on the method's own parameters of the run (after start(): srm's ε, dca's assembly
+  /// tree), for the run's summary; empty when it has none.
+  virtual std::string summary() const { return {}; }
   /// Names of the method's own diagnostic columns (`--diagnostics`), e.g. iteration counts and
   /// residuals of its last accepted step; none by default.
   virtual std::vector<std::string> diagnostic_names() const { return {}; }

@@ -93,6 +93,7 @@ class Srm final : public Formulation {
   void diagnostic_values(Eigen::Ref<VecX> out) const override { out << work_, energy_scale(); }
   void to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const override;
 
+  std::string summary() const override;
   int iterations() const { return iterations_; }
   /// ε of the run (after start()) and α.
   double epsilon() const { return epsilon_; }

@@ -37,6 +37,8 @@ struct MethodChoice {
 };
 inline constexpr int kSmallAggregatedBody = 12;
 inline constexpr int kSrmAggregatedBody = 64;
+/// The rule above in one line, with its thresholds, for the front ends' help.
+std::string auto_rule();
 /// integrator: the run's (dopri5, the default, stands for accuracy set by tolerances).
 MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind integrator = IntegratorKind::dopri5);
 /// default_method at the model's initial configuration.

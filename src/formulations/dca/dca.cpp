@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "formulations/dca/engine.hpp"
 #include "loopdyn/core/kinematics.hpp"
@@ -177,6 +178,15 @@ void Dca::start(const StepPlan& /*plan*/, const VecX& q0, const VecX& /*u0*/) {
 }
 
 int Dca::state_size() const { return e_->layout.size(); }
+
+std::string Dca::summary() const {
+  const TreeShape shape = tree_shape();
+  char line[200];
+  std::snprintf(line, sizeof line, "α = %.3g, %d constraint rows; assembly tree of %d nodes, depth %d, at most %d handles; "
+                "%d thread%s", alpha(), shape.rows, shape.nodes, shape.depth, shape.max_handles, threads(),
+                threads() > 1 ? "s" : "");
+  return line;
+}
 
 Dca::TreeShape Dca::tree_shape() const { return dca::tree_shape(e_->tree, e_->set); }
 int Dca::threads() const { return e_->parallel.threads(); }
