@@ -120,7 +120,7 @@ void report(const std::string& dir, const std::string& series_dir, const std::st
   std::vector<Run> runs;
   runs.push_back(run(p, "dca", {}, 1e-6, "dca"));
   FormulationSettings bare;
-  bare.dca_projections = false;
+  bare.dca.projections = false;
   runs.push_back(run(p, "dca", bare, 1e-6, "dca, no projections"));
   std::vector<std::string> skipped;
   for (const std::string& m : loop_methods()) {

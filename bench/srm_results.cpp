@@ -45,7 +45,7 @@ struct SrmRun {
 
 SrmRun run_srm(const Problem& p, const SimulationSettings& s, int iterations, bool proceed = false) {
   FormulationSettings fs;
-  fs.srm_iterations = iterations;
+  fs.srm.iterations = iterations;
   if (proceed) fs.on_singular = FormulationSettings::OnSingular::proceed;
   Srm srm(p.model, fs);
   SrmRun r;

@@ -48,7 +48,7 @@ Options parse(int argc, char** argv) {
 RunResult run_srm(const Model& model, const reference::ZooTruth& truth, double fixed_step) {
   RunSettings settings;
   settings.method = "srm";
-  settings.formulation.srm_max_work = 0.0;  // measured, not checked
+  settings.formulation.srm.max_work = 0.0;  // measured, not checked
   settings.simulation.integrator.dt = fixed_step;
   settings.simulation.t_end = truth.t.back();
   settings.simulation.output_dt = truth.t[1];
@@ -61,7 +61,7 @@ RunResult run_srm(const Model& model, const reference::ZooTruth& truth, double f
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   const reference::ZooBounds bounds;
-  const double limit = FormulationSettings{}.srm_max_work;
+  const double limit = FormulationSettings{}.srm.max_work;
   std::printf("| index | case | zoo | marker error (m) | energy error | srm's measure / --srm-max-work | measure / true "
               "energy error |\n|---|---|---|---|---|---|---|\n");
   int stopped[2] = {0, 0}, total[2] = {0, 0}, refused = 0;  // [wrong, pass]

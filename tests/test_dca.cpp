@@ -98,13 +98,13 @@ TEST(Dca, OneIterationLeavesAnErrorOfOrderOneOverAlpha) {
     std::vector<double> scaled;
     for (double alpha : {1e4, 1e5, 1e6, 1e7}) {
       FormulationSettings fs;
-      fs.dca_alpha = alpha;
-      fs.dca_max_iterations = 1;
+      fs.dca.alpha = alpha;
+      fs.dca.max_iterations = 1;
       Dca once(c.model, fs);
       VecX udot(c.model.nv);
       once.accelerations(0.0, c.q, c.u, udot);
       scaled.push_back(relative(udot, reference) * alpha);
-      fs.dca_max_iterations = 10;
+      fs.dca.max_iterations = 10;
       Dca converged(c.model, fs);
       converged.accelerations(0.0, c.q, c.u, udot);
       EXPECT_LT(relative(udot, reference), 1e-10) << file << ", α = " << alpha;
@@ -298,7 +298,7 @@ TEST(Dca, ProjectsStagesWhereTheRedundancyIsGeometric) {
   for (const char* file : {"fourbar_anderson", "fivebar_malczyk", "doubleloop_malczyk", "parallel_3rrr"})
     EXPECT_FALSE(Dca(test::load_model(file), {}).projects_stages()) << file;
   FormulationSettings without;
-  without.dca_projections = false;
+  without.dca.projections = false;
   EXPECT_FALSE(Dca(Model::build(zoo_case(36, 258).mechanism), without).projects_stages());
 }
 
@@ -314,14 +314,14 @@ TEST(Dca, RefusesBadSettingsNamingThem) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message([](FormulationSettings& f) { f.dca_alpha = 0.0; }).find("--dca-alpha"), std::string::npos);
-  EXPECT_NE(message([](FormulationSettings& f) { f.dca_alpha = NAN; }).find("--dca-alpha"), std::string::npos);
-  EXPECT_NE(message([](FormulationSettings& f) { f.dca_mu = -1.0; }).find("--dca-mu"), std::string::npos);
-  EXPECT_NE(message([](FormulationSettings& f) { f.dca_omega = INFINITY; }).find("--dca-omega"), std::string::npos);
-  EXPECT_NE(message([](FormulationSettings& f) { f.dca_max_iterations = 0; }).find("--dca-iterations"), std::string::npos);
-  EXPECT_NE(message([](FormulationSettings& f) { f.dca_position_tolerance = 0.0; }).find("--dca-position-tolerance"),
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca.alpha = 0.0; }).find("`dca_alpha`"), std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca.alpha = NAN; }).find("`dca_alpha`"), std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca.mu = -1.0; }).find("`dca_mu`"), std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca.omega = INFINITY; }).find("`dca_omega`"), std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca.max_iterations = 0; }).find("`dca_max_iterations`"), std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.dca.position_tolerance = 0.0; }).find("`dca_position_tolerance`"),
             std::string::npos);
-  EXPECT_NE(message([](FormulationSettings& f) { f.threads = -2; }).find("--threads"), std::string::npos);
+  EXPECT_NE(message([](FormulationSettings& f) { f.threads = -2; }).find("`threads`"), std::string::npos);
   EXPECT_EQ(message([](FormulationSettings&) {}), "no error");
 }
 

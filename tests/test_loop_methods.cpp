@@ -99,7 +99,7 @@ TEST(LoopMethods, LagrangeSingularConfigurationIsReportedWithTheLoopAndTime) {
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();
       for (const std::string& part : {std::string("t = 1.25"), std::string(method) + ": singular configuration", std::string("'C'"),
-                                        std::string("rank 1 of 2"), std::string("--method gcp")})
+                                        std::string("rank 1 of 2"), std::string("`method = gcp`")})
         EXPECT_NE(what.find(part), std::string::npos) << part << " not in: " << what;
     }
     // on_singular = proceed: reported, minimum-norm multipliers.

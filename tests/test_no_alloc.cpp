@@ -144,7 +144,7 @@ TEST(NoAllocation, SrmAllocatesNothingPerStep) {
   cases.push_back({"square net 3 x 3", net, net.q0, net.u0});
   for (const test::LoopState& c : cases) {
     FormulationSettings settings;
-    settings.srm_iterations = 3;
+    settings.srm.iterations = 3;
     Srm srm(c.model, settings);
     IntegratorSettings rk2;
     rk2.kind = IntegratorKind::rk2;

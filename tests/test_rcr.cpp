@@ -145,7 +145,7 @@ TEST(Rcr, ChoosesOtherSpeedsBeforeASingularChoiceAndStopsWhenEveryChoiceIsSingul
   simulate(fivebar, "rcr", 5.0, {}, &switches);
   EXPECT_GE(switches, 1) << "the five-bar's switch is reported";
   FormulationSettings strict;
-  strict.singular_condition = 1.5;
+  strict.rcr.singular_condition = 1.5;
   try {
     simulate(fivebar, "rcr", 5.0, strict);
     FAIL() << "every choice is beyond an indicator of 1.5 somewhere in 5 s";
@@ -160,7 +160,7 @@ TEST(Rcr, ChoosesOtherSpeedsBeforeASingularChoiceAndStopsWhenEveryChoiceIsSingul
   f->set_event_sink([&](const FormulationEvent& e) { messages.push_back(e.message); });
   test::dopri5_run(fivebar.model, *f, fivebar.q, fivebar.u, 5.0, 0.05);
   EXPECT_TRUE(std::any_of(messages.begin(), messages.end(),
-                          [](const std::string& m) { return m.find("going on (--on-singular continue)") != std::string::npos; }));
+                          [](const std::string& m) { return m.find("going on (`on_singular = continue`)") != std::string::npos; }));
   // The four-bar's steps do not come close enough to its dead centre for the indicator to grow
   // 10-fold (it is 1 / |crank angle| there), so it passes with its first choice.
   const test::LoopState c = test::assembled_state("fourbar_park_singular", 1);

@@ -167,7 +167,7 @@ TEST(SquareChain, JointMethodsStopAtTheFirstNearlyFlatSquare) {
       EXPECT_NE(what.find("t = 0.4"), std::string::npos) << what;
       const std::string who = method == "srm" ? "srm: the iterates do not converge" : method + " stops";
       for (const std::string& part : {who, std::string("'square0_"), std::string("singular configuration"),
-                                      std::string("--method dca")})
+                                      std::string("`method = dca`")})
         EXPECT_NE(what.find(part), std::string::npos) << part << " in: " << what;
     }
   }

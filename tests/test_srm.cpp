@@ -29,7 +29,7 @@ SimulationSettings rk2(double h, double t_end, double output_dt) {
 // error these tests measure (Srm.StopsWhereItsOwnErrorExceedsTheRunsAccuracy has the check).
 FormulationSettings measuring() {
   FormulationSettings fs;
-  fs.srm_max_work = 0.0;
+  fs.srm.max_work = 0.0;
   return fs;
 }
 
@@ -41,14 +41,7 @@ Trajectory run(const test::LoopState& c, const std::string& method, const Simula
 
 VecX last_positions(const test::LoopState& c, const Trajectory& t) { return t.rows.back().segment(1, c.model.nq); }
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::message_of;
 
 TEST(Srm, RefusesBadSettingsNamingThem) {
   const test::LoopState c = test::file_state("fourbar_anderson");
@@ -57,14 +50,14 @@ TEST(Srm, RefusesBadSettingsNamingThem) {
     change(fs);
     return message_of([&] { Srm(c.model, fs); });
   };
-  EXPECT_NE(refusal([](auto& s) { s.srm_epsilon = 0.0; }).find("--srm-epsilon"), std::string::npos);
-  EXPECT_NE(refusal([](auto& s) { s.srm_epsilon = -1.0; }).find("must be finite and > 0, got -1"), std::string::npos);
-  EXPECT_NE(refusal([](auto& s) { s.srm_epsilon = std::nan(""); }).find("--srm-epsilon"), std::string::npos);
-  EXPECT_NE(refusal([](auto& s) { s.srm_iterations = 0; }).find("--srm-iterations) must be at least 1"),
+  EXPECT_NE(refusal([](auto& s) { s.srm.epsilon = 0.0; }).find("`srm_epsilon`"), std::string::npos);
+  EXPECT_NE(refusal([](auto& s) { s.srm.epsilon = -1.0; }).find("must be finite and > 0, got -1"), std::string::npos);
+  EXPECT_NE(refusal([](auto& s) { s.srm.epsilon = std::nan(""); }).find("`srm_epsilon`"), std::string::npos);
+  EXPECT_NE(refusal([](auto& s) { s.srm.iterations = 0; }).find("`srm_iterations`) must be at least 1"),
             std::string::npos);
-  EXPECT_NE(refusal([](auto& s) { s.srm_alpha = -2.0; }).find("--srm-alpha"), std::string::npos);
-  EXPECT_NE(refusal([](auto& s) { s.srm_min_stiffness = -0.1; }).find("--srm-min-stiffness"), std::string::npos);
-  EXPECT_NE(refusal([](auto& s) { s.srm_max_work = -1.0; }).find("--srm-max-work"), std::string::npos);
+  EXPECT_NE(refusal([](auto& s) { s.srm.alpha = -2.0; }).find("`srm_alpha`"), std::string::npos);
+  EXPECT_NE(refusal([](auto& s) { s.srm.min_stiffness = -0.1; }).find("`srm_min_stiffness`"), std::string::npos);
+  EXPECT_NE(refusal([](auto& s) { s.srm.max_work = -1.0; }).find("`srm_max_work`"), std::string::npos);
 }
 
 TEST(Srm, RefusesDopri5AndAStepBeyondItsStabilityLimit) {
@@ -76,7 +69,7 @@ TEST(Srm, RefusesDopri5AndAStepBeyondItsStabilityLimit) {
   Srm probe(c.model, {});
   const double a_max = probe.constraint_spectrum(c.q).largest;
   FormulationSettings fs;
-  fs.srm_epsilon = 0.25 * 2 * 1e-3 * a_max;
+  fs.srm.epsilon = 0.25 * 2 * 1e-3 * a_max;
   const std::string why = message_of([&] { run(c, "srm", rk2(1e-3, 0.01, 0.01), fs); });
   EXPECT_NE(why.find("below the explicit stability limit of rk2"), std::string::npos) << why;
 }
@@ -220,8 +213,8 @@ TEST(Srm, StopsWhereItsOwnErrorExceedsTheRunsAccuracy) {
   const test::LoopState c{"zoo 36/6 (Bennett)", model, model.q0, model.u0};
   const std::string why = message_of([&] { run(c, "srm", test::fixed_step_settings(1e-3, 2.0, 0.01)); });
   EXPECT_NE(why.find("srm: by t = 0.059"), std::string::npos) << why;
-  EXPECT_NE(why.find("above --srm-max-work 1e-05"), std::string::npos) << why;
-  EXPECT_NE(why.find("Use a smaller --dt"), std::string::npos) << why;
+  EXPECT_NE(why.find("above `srm_max_work` 1e-05"), std::string::npos) << why;
+  EXPECT_NE(why.find("Use a smaller `dt`"), std::string::npos) << why;
   EXPECT_THROW(run(c, "srm", test::fixed_step_settings(1e-3, 2.0, 0.01)), RunWatchError);
   SimulationSettings tight;
   tight.integrator.rtol = tight.integrator.atol = 1e-11;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 #include <string>
 
@@ -22,6 +23,16 @@ inline ::testing::AssertionResult near(const Eigen::Ref<const MatX>& a, const Ei
   if (err <= tol * scale) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "max difference " << err << " > " << tol << " * " << scale << "\n a = "
                                        << a.transpose() << "\n b = " << b.transpose();
+}
+
+/// The message of any exception `f` throws, or "no error".
+inline std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 /// The ModelError message of `action`, or "" when it throws nothing.

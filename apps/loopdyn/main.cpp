@@ -31,20 +31,22 @@
 #include "loopdyn/mechanisms/zoo.hpp"
 #include "loopdyn/formulations/registry.hpp"
 #include "loopdyn/run/method_choice.hpp"
+#include "loopdyn/run/run_options.hpp"
 
 namespace {
 
 using namespace loopdyn;
 
+// A library message with the settings it names in the CLI's spelling (--dca-alpha 1e5).
+std::string cli_text(std::string_view message) { return render_settings(message, Spelling::cli); }
+
+// `simulate`'s own options (files and pages); the run's settings come from the library's option
+// tables (run/run_options.hpp): `given` holds each flag as typed, in order, with its text.
 struct SimulateOptions {
-  std::string model, method = "auto", integrator, out = "trajectory.csv";  // integrator "": the library's
-  double dt = 1e-3, t_end = 10.0, rtol = 1e-8, atol = 1e-10, output_dt = 0.01;
-  FormulationSettings formulation;
-  std::string on_singular = "stop";
-  bool no_assemble = false, project = false, reactions = false, diagnostics = false, view = false, no_watch = false;
-  double fixed_step_accuracy = WatchSettings{}.fixed_step_accuracy;
+  std::string model, out = "trajectory.csv";
+  bool no_assemble = false, view = false;
   std::vector<std::string> plots;  // --plot: columns of the --view page
-  double project_tolerance = ProjectionSettings{}.position_tolerance;
+  std::vector<std::pair<std::string, std::string>> given;
 };
 
 // A one-line progress bar on stderr, drawn only when stderr is a terminal.
@@ -139,43 +141,26 @@ Mechanism load_model(const std::string& path) {
 volatile std::sig_atomic_t interrupted = 0;
 extern "C" void on_interrupt(int) { interrupted = 1; }
 
-// The library's run settings from the options (run.hpp owns the rules: integrator, auto, watch).
+// The library's run settings from the flags as given: the library parses and checks each value
+// (run_options.hpp owns the rules: integrator, auto, watch).
 RunSettings run_settings(const SimulateOptions& o) {
   RunSettings rs;
-  rs.method = o.method;
-  if (!o.integrator.empty()) {
-    const auto kind = parse_integrator(o.integrator);
-    if (!kind) throw std::invalid_argument("unknown integrator '" + o.integrator + "' (known: rk2, rk4, dopri5)");
-    rs.integrator = *kind;
-  }
-  rs.formulation = o.formulation;
-  rs.formulation.on_singular =
-      o.on_singular != "continue" ? FormulationSettings::OnSingular::stop : FormulationSettings::OnSingular::proceed;
-  SimulationSettings& s = rs.simulation;
-  s.integrator.dt = o.dt;
-  s.integrator.rtol = o.rtol;
-  s.integrator.atol = o.atol;
-  s.t_end = o.t_end;
-  s.output_dt = o.output_dt;
-  s.project = o.project;
-  s.projection.position_tolerance = s.projection.velocity_tolerance = o.project_tolerance;
-  s.reactions = o.reactions;
-  s.diagnostics = o.diagnostics;
-  s.watch.enabled = !o.no_watch;
-  s.watch.fixed_step_accuracy = o.fixed_step_accuracy;
+  const OptionTable<RunSettings> table = all_run_options();
+  for (const auto& [flag, text] : o.given) set_option_text(table, rs, flag, text);
   return rs;
 }
 
 // The run of the options' method, its events and hand-overs on stderr as they happen.
-RunResult run_model(const SimulateOptions& o, const RunSettings& settings, const Model& model, const VecX& q0,
-                    const VecX& u0) {
+RunResult run_model(const RunSettings& settings, const Model& model, const VecX& q0, const VecX& u0) {
   RunCallbacks cb;
-  ProgressBar bar(o.t_end);
+  ProgressBar bar(settings.simulation.t_end);
   cb.progress = std::ref(bar);
-  cb.event = [](const FormulationEvent& e) { std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, e.message.c_str()); };
+  cb.event = [](const FormulationEvent& e) {
+    std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, cli_text(e.message).c_str());
+  };
   cb.handover = [](const Handover& h) {
     std::fprintf(stderr, "loopdyn: auto: %s stopped: %s\nloopdyn: auto: starting again with %s, which crosses "
-                         "singular configurations\n", h.from.c_str(), h.reason.c_str(), h.to.c_str());
+                         "singular configurations\n", h.from.c_str(), cli_text(h.reason).c_str(), h.to.c_str());
   };
   cb.cancelled = [] { return interrupted != 0; };
   interrupted = 0;
@@ -238,15 +223,16 @@ int simulate(const SimulateOptions& o) {
   const StartState start = start_state(model, model.q0, model.u0, !o.no_assemble);
   const std::string initial = initial_state_line(model, start);
   const RunSettings settings = run_settings(o);
-  const RunResult r = run_model(o, settings, model, start.q, start.u);
+  const RunResult r = run_model(settings, model, start.q, start.u);
   const Trajectory& traj = r.trajectory;
   if (!traj.rows.empty()) write_csv(o.out, traj);
   std::printf("model       %s (%d bodies, nq = %d, nv = %d, %zu loop-closing joints)\n", model.name.c_str(),
               model.nbodies, model.nq, model.nv, model.loop_joints.size());
   std::fputs(initial.c_str(), stdout);
   std::printf("method      %s, integrator %s", r.method.c_str(), std::string(to_string(r.integrator)).c_str());
-  if (r.integrator == IntegratorKind::dopri5) std::printf(" (rtol %g, atol %g)", o.rtol, o.atol);
-  else std::printf(" (dt %g)", o.dt);
+  const IntegratorSettings& is = settings.simulation.integrator;
+  if (r.integrator == IntegratorKind::dopri5) std::printf(" (rtol %g, atol %g)", is.rtol, is.atol);
+  else std::printf(" (dt %g)", is.dt);
   for (const Handover& h : r.handovers) std::printf(" (auto: %s stopped, see above)", h.from.c_str());
   std::printf("\n");
   if (const std::string s = r.formulation->summary(); !s.empty()) std::printf("%-11s %s\n", r.method.c_str(), s.c_str());
@@ -264,7 +250,7 @@ int simulate(const SimulateOptions& o) {
     }
   }
   print_watch(model, traj.watch);
-  if (o.project) print_projection(traj.projection, settings.simulation.projection, traj.stats.steps_accepted);
+  if (settings.simulation.project) print_projection(traj.projection, settings.simulation.projection, traj.stats.steps_accepted);
   // The singularity guard (not the run watch) follows on_singular, as run() sets it.
   print_change_points(model, traj, settings.formulation.on_singular == FormulationSettings::OnSingular::stop &&
                                        !r.formulation->crosses_singular_configurations());
@@ -276,7 +262,7 @@ int simulate(const SimulateOptions& o) {
     std::printf("wrote       %s (viewer, %.1f MB)\n", page.c_str(), static_cast<double>(std::filesystem::file_size(page)) / 1e6);
   }
   if (r.completed()) return 0;
-  std::fprintf(stderr, "loopdyn: error: %s\n", r.stop.message.c_str());
+  std::fprintf(stderr, "loopdyn: error: %s\n", cli_text(r.stop.message).c_str());
   return r.stop.kind == RunStopKind::cancelled ? 130 : 1;
 }
 
@@ -319,7 +305,8 @@ int info(const std::string& path, bool as_json) {
               << d["default_method_fixed_step"]["method"].get<std::string>() << "; "
               << d["default_method_fixed_step"]["reason"].get<std::string>() << "\n";
   for (const auto& [name, m] : d["methods"].items())
-    if (!m["covers"].get<bool>()) std::cout << "  method " << name << " does not cover it: " << m["reason"].get<std::string>() << "\n";
+    if (!m["covers"].get<bool>())
+      std::cout << "  method " << name << " does not cover it: " << cli_text(m["reason"].get<std::string>()) << "\n";
   return 0;
 }
 
@@ -541,17 +528,12 @@ int generate_zoo(const GenerateOptions& o) {
   return 0;
 }
 
-// `methods`: the registry (formulation.hpp), as text or as the docs' Markdown table.
-int list_methods(bool markdown) {
-  if (markdown) {
-    std::cout << methods_markdown();
-    return 0;
-  }
-  for (const MethodInfo& m : loopdyn::methods())
-    std::printf("%-15s %-9s %s (%s; %s, %s coordinates%s)\n", std::string(m.name).c_str(),
-                m.implemented() ? "available" : "planned", std::string(m.what).c_str(), std::string(m.paper).c_str(),
-                std::string(m.cost).c_str(), m.coordinates == Coordinates::joint ? "joint" : "absolute",
-                m.multipliers ? ", multipliers" : "");
+// `methods`: the registry (formulations/registry.hpp) with each method's options, as text or as
+// the docs' Markdown tables (methods; options).
+int list_methods(bool markdown, bool options) {
+  if (markdown) std::cout << methods_markdown();
+  if (options) std::cout << (markdown ? "\n" : "") << options_markdown();
+  if (!markdown && !options) std::cout << cli_text(methods_text());
   return 0;
 }
 
@@ -568,116 +550,54 @@ int main(int argc, char** argv) {
   SimulateOptions sim;
   CLI::App* cmd_sim = app.add_subcommand("simulate", "integrate a mechanism and write its trajectory as CSV");
   cmd_sim->add_option("model", sim.model, model_file)->required();
-  std::string methods;
+  // Every option of a run from the library's tables (run/run_options.hpp): the flag is the name
+  // with dashes, the help, default and kind are the table's; the values are set by the library
+  // after the command line is read, in the order given.
+  const OptionTable<RunSettings> run_table = all_run_options();
+  std::string methods_list;
   for (const MethodInfo& m : loopdyn::methods())
-    methods.append(methods.empty() ? "" : ", ").append(m.name).append(m.implemented() ? "" : " (planned)");
-  cmd_sim->add_option("--method", sim.method, "formulation: auto (" + auto_rule() + "; `loopdyn info` says which), " + methods)
-      ->capture_default_str();
-  cmd_sim->add_option("--baumgarte-alpha", sim.formulation.baumgarte_alpha,
-                      "Baumgarte damping α in Φ̈ + 2αΦ̇ + β²Φ = 0 (loop formulations)")
-      ->capture_default_str();
-  cmd_sim->add_option("--baumgarte-beta", sim.formulation.baumgarte_beta, "Baumgarte stiffness β")->capture_default_str();
-  cmd_sim->add_option("--integrator", sim.integrator,
-                      "rk2, rk4 or dopri5; default dopri5, error-controlled by --rtol/--atol (rk4 for the fixed-step "
-                      "method srm)");
-  cmd_sim->add_option("--dt", sim.dt, "fixed step (rk2, rk4); initial step (dopri5)")->capture_default_str();
-  cmd_sim->add_option("--t-end", sim.t_end, "final time [s]")->capture_default_str();
-  cmd_sim->add_option("--rtol", sim.rtol, "relative tolerance (dopri5)")->capture_default_str();
-  cmd_sim->add_option("--atol", sim.atol, "absolute tolerance (dopri5)")->capture_default_str();
-  cmd_sim->add_option("--output-dt", sim.output_dt, "interval between output rows [s]")->capture_default_str();
+    methods_list.append(methods_list.empty() ? "" : ", ").append(m.name).append(m.implemented() ? "" : " (planned)");
+  for (const Option<RunSettings>& o : run_table) {
+    std::string help = render_settings(o.help, Spelling::cli);
+    if (o.name == "method") help += ": auto (" + auto_rule() + "), " + methods_list;
+    if (!o.unit.empty()) help += " [" + std::string(o.unit) + "]";
+    if (o.kind == OptionKind::flag) {
+      const std::string spelling = cli_spelling(o);
+      if (spelling != cli_flag(o.name)) help = "turns this off: " + help;  // --no-watch
+      cmd_sim->add_flag_callback(spelling, [&sim, spelling] { sim.given.emplace_back(spelling, ""); }, help);
+      continue;
+    }
+    std::string names = cli_flag(o.name);
+    if (!o.alias.empty()) names += "," + cli_flag(o.alias);
+    const std::string name(o.name);
+    CLI::Option* opt = cmd_sim->add_option_function<std::string>(
+        names, [&sim, name](const std::string& text) { sim.given.emplace_back(name, text); }, help);
+    if (const std::string def = format_option_value(o.default_value()); !def.empty()) opt->default_str(def);
+    std::string type = o.kind == OptionKind::real ? "REAL" : o.kind == OptionKind::integer ? "INT" : "TEXT";
+    if (o.kind == OptionKind::choice) {
+      type = "{";
+      for (std::string_view c : o.choices) type.append(type.size() > 1 ? "," : "").append(c);
+      type += "}";
+    }
+    opt->type_name(type);
+  }
   cmd_sim->add_option("--out", sim.out, "trajectory CSV file")->capture_default_str();
   cmd_sim->add_flag("--no-assemble", sim.no_assemble,
                     "start from the model's q and u as given (an error if they violate the loop constraints by more "
                     "than 1e-8) instead of assembling them first");
-  cmd_sim->add_flag("--project", sim.project,
-                    "mass-orthogonal projection of positions and speeds onto the constraints after every step");
-  cmd_sim->add_option("--project-tolerance", sim.project_tolerance,
-                      "projection tolerance on max|Phi| and on max|G u| / max(1, max|G| max|u|)")
-      ->capture_default_str();
-  cmd_sim->add_flag("--no-watch", sim.no_watch,
-                    "do not check closure and energy balance after every step (the run watch, docs/methods.md): a "
-                    "run that leaves the motion then goes on at your own risk");
-  cmd_sim->add_option("--fixed-step-accuracy", sim.fixed_step_accuracy,
-                      "relative accuracy the run watch holds a fixed-step run (rk2, rk4) to; dopri5 runs are held to "
-                      "--rtol")
-      ->capture_default_str();
-  cmd_sim->add_option("--on-singular", sim.on_singular,
-                      "at a singular configuration of the loops (lagrange-dense, lagrange-on: the multiplier system "
-                      "loses rank; rcr: condition indicator above --singular-condition with every choice of "
-                      "independent speeds; every method but dca: near one that no survey predicted, on loops with "
-                      "more than one degree of freedom): stop with a diagnostic (under --method auto: start again "
-                      "with dca), or continue (report and go on: Lagrange methods with minimum-norm multipliers, at "
-                      "your own risk)")
-      ->check(CLI::IsMember({"stop", "continue"}))
-      ->capture_default_str();
-  cmd_sim->add_option("--singular-condition", sim.formulation.singular_condition,
-                      "rcr: largest condition indicator of a loop's dependent speeds before --on-singular applies")
-      ->capture_default_str();
-  cmd_sim->add_option("--rcr-indicator-growth", sim.formulation.rcr_indicator_growth,
-                      "rcr: growth of a loop's condition indicator since its independent speeds were chosen at "
-                      "which they are chosen again, between two steps")
-      ->capture_default_str();
-  cmd_sim->add_option("--srm-epsilon", sim.formulation.srm_epsilon,
-                      "srm: regularization ε [s/kg] of λ_s = λ_{s-1} + (G u_s + α Φ_s)/ε; default S·h·a_max (S iterates, "
-                      "a_max: largest eigenvalue of G M⁻¹ Gᵀ at the start), half the explicit stability limit");
-  cmd_sim->add_option("--srm-alpha", sim.formulation.srm_alpha,
-                      "srm: drift decay rate α [1/s] of the same update")
-      ->capture_default_str();
-  cmd_sim->add_option("--srm-iterations", sim.formulation.srm_iterations, "srm: number S of regularized iterates")
-      ->capture_default_str();
-  cmd_sim->add_option("--srm-min-stiffness", sim.formulation.srm_min_stiffness,
-                      "srm: smallest stiffness of the constraint direction the iterates still correct, relative to the "
-                      "smallest eigenvalue of G M⁻¹ Gᵀ at the start, before --on-singular applies (near a singular "
-                      "configuration it tends to zero and the iterates do not converge)")
-      ->capture_default_str();
-  cmd_sim->add_option("--srm-max-work", sim.formulation.srm_max_work,
-                      "srm: largest work of the loop forces since the start (srm's own energy error: ideal loop "
-                      "joints do none), relative to the largest T + |V - V(0)| so far (at least the weight x 1 m), "
-                      "before --on-singular applies")
-      ->capture_default_str();
-  cmd_sim->add_option("--dca-alpha", sim.formulation.dca_alpha,
-                      "dca: penalty α of the augmented Lagrangian λ = λ* + α (G a + ν) (paper 004's 1e6)")
-      ->capture_default_str();
-  cmd_sim->add_option("--dca-mu", sim.formulation.dca_mu, "dca: damping ratio μ of ν = −γ + 2μΩ Φ̇ + Ω² Φ")
-      ->capture_default_str();
-  cmd_sim->add_option("--dca-omega", sim.formulation.dca_omega, "dca: natural frequency Ω [rad/s] of the same ν")
-      ->capture_default_str();
-  cmd_sim->add_option("--dca-iterations", sim.formulation.dca_max_iterations,
-                      "dca: largest number of iterations of the multipliers per evaluation and per projection")
-      ->capture_default_str();
-  cmd_sim->add_option("--dca-position-tolerance", sim.formulation.dca_position_tolerance,
-                      "dca: ε_p, the position projection stops when its largest increment [m, rad] is below it")
-      ->capture_default_str();
-  cmd_sim->add_option("--dca-velocity-tolerance", sim.formulation.dca_velocity_tolerance,
-                      "dca: ε_v, the velocity projection stops when the largest change of a velocity [m/s, rad/s] is "
-                      "below it")
-      ->capture_default_str();
-  cmd_sim->add_option("--dca-acceleration-tolerance", sim.formulation.dca_acceleration_tolerance,
-                      "dca: ε_a, the iterations stop when the largest change of a body acceleration [m/s², rad/s²] "
-                      "is below it")
-      ->capture_default_str();
-  cmd_sim->add_flag("!--dca-no-projections", sim.formulation.dca_projections,
-                    "dca: no projections after the steps (paper 004's first variant: the augmented Lagrangian with "
-                    "its Baumgarte-type terms alone)");
-  cmd_sim->add_option("--threads", sim.formulation.threads,
-                      "threads of the parallel methods (dca); 0: the machine's cores. Results do not depend on it")
-      ->capture_default_str();
-  cmd_sim->add_flag("--diagnostics", sim.diagnostics,
-                    "write the method's own per-step columns (dca: iterations and residuals of its evaluations and "
-                    "projections)");
   cmd_sim->add_flag("--view", sim.view,
                     "also write the viewer page (docs/viewer.md) beside the CSV: same name, .html");
   cmd_sim->add_option("--plot", sim.plots, "columns plotted in the --view page besides energy and residuals")
       ->delimiter(',');
-  cmd_sim->add_flag("--reactions", sim.reactions,
-                    "write reaction.<joint>.fx,fy,fz,tx,ty,tz columns (force and moment of the parent side on the "
-                    "child, child joint frame)");
 
   std::string info_model;
   bool info_json = false;
-  bool methods_markdown = false;
-  CLI::App* cmd_methods = app.add_subcommand("methods", "list the formulations: paper, cost, coordinates, status");
+  bool methods_markdown = false, options_md = false;
+  CLI::App* cmd_methods =
+      app.add_subcommand("methods", "list the formulations: paper, cost, coordinates, status, options");
   cmd_methods->add_flag("--markdown", methods_markdown, "as the Markdown table of README and docs/methods.md");
+  cmd_methods->add_flag("--options-markdown", options_md,
+                        "the options of the run and of each method as the Markdown tables of docs/methods.md");
   CLI::App* cmd_info = app.add_subcommand("info", "describe a mechanism: bodies, joints, loops, DOF");
   cmd_info->add_option("model", info_model, model_file)->required();
   cmd_info->add_flag("--json", info_json, "print JSON");
@@ -760,7 +680,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd_sim->parsed()) return simulate(sim);
     if (cmd_info->parsed()) return info(info_model, info_json);
-    if (cmd_methods->parsed()) return list_methods(methods_markdown);
+    if (cmd_methods->parsed()) return list_methods(methods_markdown, options_md);
     if (cmd_convert->parsed()) return convert(convert_model, convert_out);
     if (cmd_view->parsed()) return view(view_opts);
     if (cmd_asm->parsed()) return assemble_model(asm_opts);
@@ -772,7 +692,7 @@ int main(int argc, char** argv) {
     if (cmd_square_net->parsed()) return generate_square_net(gen);
     if (cmd_zoo->parsed()) return generate_zoo(gen);
   } catch (const std::exception& e) {
-    std::cerr << "loopdyn: error: " << e.what() << '\n';
+    std::cerr << "loopdyn: error: " << cli_text(e.what()) << '\n';
     return 1;
   }
   return 0;

@@ -9,13 +9,13 @@ import sys
 import warnings
 
 from ._loopdyn import (IntegrationError, Method, Model, ModelError, RunWatchError, SingularConfigurationError, chain,
-                       default_project_tolerance, ladder, method_names, nfourbar, normalized_yaml, spatial_ladder,
-                       square_chain, square_net)
+                       ladder, method_names, nfourbar, normalized_yaml, options, spatial_ladder, square_chain,
+                       square_net)
 from ._loopdyn import _convert, _simulate, _view_csv, _view_table
 
 __all__ = ["IntegrationError", "Mechanism", "Method", "Model", "ModelError", "Result", "RunError", "RunWatchError",
            "SingularConfigurationError",
-           "chain", "convert", "ladder", "load", "method", "method_names", "nfourbar", "simulate", "spatial_ladder",
+           "chain", "convert", "ladder", "load", "method", "method_names", "nfourbar", "options", "simulate", "spatial_ladder",
            "square_chain", "square_net", "view"]
 
 
@@ -121,7 +121,8 @@ class Mechanism:
 
 
 def method(model, name="auto", integrator="dopri5", **options):
-    """The formulation `name` for model (docs/methods.md); `auto` picks one for the integrator."""
+    """The formulation `name` for model (docs/methods.md); `auto` picks one for the integrator.
+    options: the methods' settings by name (loopdyn.options("method") lists them)."""
     if name == "auto":
         name = model.default_method(integrator=integrator)["method"]
     return Method(model, name, **options)
@@ -178,23 +179,18 @@ _STOPS = {"singular_configuration": SingularConfigurationError, "watch": RunWatc
           "integration": IntegrationError, "failure": RunError}
 
 
-def simulate(model, method="auto", integrator=None, t_end=10.0, dt=1e-3, rtol=1e-8, atol=1e-10, output_dt=0.01,
-             q0=None, u0=None, assemble=True, project=False, project_tolerance=default_project_tolerance,
-             reactions=False, diagnostics=False, watch=True, **options):
+def simulate(model, method="auto", q0=None, u0=None, assemble=True, **options):
     """Integrates model from (q0, u0) (default: the model's), as `loopdyn simulate` does.
 
-    Loops are closed first (assemble=False: the state is checked instead). integrator=None is
-    dopri5 with rtol/atol (rk4 at dt for srm); `method="auto"` picks one (model.default_method) and
-    starts again with dca when it stops. The run watch (watch=False turns it off) checks closure
-    and energy balance after every step. A run that stops raises SingularConfigurationError,
-    RunWatchError, IntegrationError or RunError, whose `result` holds the rows computed before the
-    stop. options: FormulationSettings by name (on_singular="continue", baumgarte_alpha, ...).
-    The GIL is released during the run; Ctrl-C stops it with KeyboardInterrupt.
+    Loops are closed first (assemble=False: the state is checked instead). `method="auto"` picks
+    one (model.default_method) and starts again with dca when it stops. A run that stops raises
+    SingularConfigurationError, RunWatchError, IntegrationError or RunError, whose `result` holds
+    the rows computed before the stop. The GIL is released during the run; Ctrl-C stops it with
+    KeyboardInterrupt. options: the run's and the methods' settings by name (loopdyn.options()
+    lists them with their defaults; docs/methods.md, "Options"):
     """
     q, u, initial = model._start_state(q0, u0, assemble)
-    columns, data, stats, events, ran, handovers, stop, message = _simulate(
-        model, method, q, u, integrator, t_end, dt, rtol, atol, output_dt, project, project_tolerance, reactions,
-        diagnostics, watch, **options)
+    columns, data, stats, events, ran, handovers, stop, message = _simulate(model, q, u, method=method, **options)
     for source, target, reason in handovers:
         warnings.warn(f"auto: {source} stopped: {reason}\nauto: starting again with {target}, which crosses singular "
                       "configurations", RuntimeWarning, stacklevel=2)
@@ -204,6 +200,19 @@ def simulate(model, method="auto", integrator=None, t_end=10.0, dt=1e-3, rtol=1e
         error.result = result
         raise error
     return result
+
+
+def _options_doc(kind):
+    """One line per option of the tables: keyword=default (unit): help."""
+    lines = []
+    for o in options(kind):
+        unit = f" [{o['unit']}]" if o["unit"] else ""
+        lines.append(f"    {o['name']}={o['default']!r}{unit}: {o['help']}")
+    return "\n".join(lines) + "\n"
+
+
+simulate.__doc__ += _options_doc("run")
+method.__doc__ += "\n" + _options_doc("method")
 
 
 def view(model, run, out, plot=()):

@@ -11,95 +11,85 @@
 #include "loopdyn/loops/loop_structure.hpp"
 #include "loopdyn/run/run.hpp"
 #include "loopdyn/formulations/registry.hpp"
+#include "loopdyn/run/run_options.hpp"
 
 namespace loopdyn::python {
 
 namespace {
 
-using FS = FormulationSettings;
-
-// The FormulationSettings a method() or simulate() keyword sets, by the field's name.
-const std::pair<const char*, double FS::*> kNumberOptions[] = {
-    {"baumgarte_alpha", &FS::baumgarte_alpha},
-    {"baumgarte_beta", &FS::baumgarte_beta},
-    {"rank_tolerance", &FS::rank_tolerance},
-    {"position_tolerance", &FS::position_tolerance},
-    {"partition_condition_growth", &FS::partition_condition_growth},
-    {"rcr_indicator_growth", &FS::rcr_indicator_growth},
-    {"singular_condition", &FS::singular_condition},
-    {"srm_alpha", &FS::srm_alpha},
-    {"srm_min_stiffness", &FS::srm_min_stiffness},
-    {"srm_max_work", &FS::srm_max_work},
-    {"dca_alpha", &FS::dca_alpha},
-    {"dca_mu", &FS::dca_mu},
-    {"dca_omega", &FS::dca_omega},
-    {"dca_position_tolerance", &FS::dca_position_tolerance},
-    {"dca_velocity_tolerance", &FS::dca_velocity_tolerance},
-    {"dca_acceleration_tolerance", &FS::dca_acceleration_tolerance},
-};
-const std::pair<const char*, int FS::*> kCountOptions[] = {
-    {"max_position_iterations", &FS::max_position_iterations},
-    {"srm_iterations", &FS::srm_iterations},
-    {"dca_max_iterations", &FS::dca_max_iterations},
-    {"threads", &FS::threads},
-};
-
-std::string known_options() {
-  std::string s = "on_singular, srm_epsilon, dca_projections";
-  for (const auto& [name, field] : kNumberOptions) s.append(", ").append(name);
-  for (const auto& [name, field] : kCountOptions) s.append(", ").append(name);
-  return s;
-}
-
-FS::OnSingular on_singular(const std::string& value) {
-  if (value == "stop") return FS::OnSingular::stop;
-  if (value == "continue") return FS::OnSingular::proceed;
-  throw py::value_error("on_singular: expected 'stop' or 'continue', got '" + value + "'");
-}
-
-// The value of option `key` as a T; TypeError naming the option and the kind expected otherwise.
-template <class T>
-T option_value(const py::handle& value, const std::string& key, const char* kind) {
+// The keyword `key` of a Python call as the value of option o: None (unset), a number, an
+// integer, True/False, a word; TypeError naming the option and what it expects otherwise, and
+// ValueError for a number that is not finite. The option's rules (choices, unset) are the
+// library's (set_option).
+template <class S>
+OptionValue option_value(const Option<S>& o, const std::string& key, const py::handle& value) {
+  if (value.is_none()) return std::monostate{};
+  const char* expects = "a name";
   try {
-    return value.cast<T>();
+    switch (o.kind) {
+      case OptionKind::real: {
+        expects = o.optional ? "a number or None" : "a number";
+        const double d = value.cast<double>();
+        check_finite(d, key.c_str());
+        return d;
+      }
+      case OptionKind::integer: expects = "an integer"; return value.cast<int>();
+      case OptionKind::flag: expects = "True or False"; return value.cast<bool>();
+      case OptionKind::choice: expects = "a word"; return value.cast<std::string>();
+      case OptionKind::text: return value.cast<std::string>();
+    }
   } catch (const py::cast_error&) {
-    throw py::type_error("option '" + key + "' expects " + kind + ", got " +
+    throw py::type_error("option '" + key + "' expects " + expects + ", got " +
                          std::string(py::str(value.get_type().attr("__name__"))));
   }
+  return std::monostate{};
 }
 
-// One keyword into the settings; false when it is not a formulation option.
-bool set_option(FS& s, const std::string& key, const py::handle& value) {
-  for (const auto& [name, field] : kNumberOptions)
-    if (key == name) {
-      s.*field = option_value<double>(value, key, "a number");
-      check_finite(s.*field, name);
-      return true;
-    }
-  for (const auto& [name, field] : kCountOptions)
-    if (key == name) {
-      s.*field = option_value<int>(value, key, "an integer");
-      return true;
-    }
-  if (key == "on_singular")
-    s.on_singular = on_singular(option_value<std::string>(value, key, "'stop' or 'continue'"));
-  else if (key == "dca_projections")
-    s.dca_projections = option_value<bool>(value, key, "True or False");
-  else if (key == "srm_epsilon")
-    s.srm_epsilon = value.is_none() ? std::nullopt : std::optional(option_value<double>(value, key, "a number or None"));
-  else
-    return false;
-  return true;
-}
-
-FS formulation_settings(const py::kwargs& options, const char* caller) {
-  FS s;
+// Settings S from the keywords of a call to `caller`, through the option table; TypeError for a
+// keyword the table does not have, listing those it has.
+template <class S>
+S settings_from(const OptionTable<S>& table, const py::kwargs& options, const char* caller, S s = {}) {
   for (const auto& [key, value] : options) {
-    const std::string name = key.cast<std::string>();
-    if (!set_option(s, name, value))
-      throw py::type_error(std::string(caller) + ": unknown option '" + name + "' (known: " + known_options() + ")");
+    const std::string name = key.template cast<std::string>();
+    const Option<S>* o = find_option(table, name);
+    if (!o || name.find('-') != std::string::npos)
+      throw py::type_error(std::string(caller) + ": unknown option '" + name + "' (known: " + option_names(table) + ")");
+    set_option(table, s, name, option_value(*o, name, value));
   }
   return s;
+}
+
+FormulationSettings formulation_settings(const py::kwargs& options, const char* caller) {
+  return settings_from(formulation_options(), options, caller);
+}
+
+// An option's value as Python's: None, a float, an int, a bool, a str.
+py::object python_value(const OptionValue& v) {
+  if (const auto* d = std::get_if<double>(&v)) return py::float_(*d);
+  if (const auto* i = std::get_if<int>(&v)) return py::int_(*i);
+  if (const auto* b = std::get_if<bool>(&v)) return py::bool_(*b);
+  if (const auto* w = std::get_if<std::string>(&v)) return py::str(*w);
+  return py::none();
+}
+
+// The options of a table as dicts (name, kind, default, unit, help, choices): loopdyn.options().
+template <class S>
+py::list option_list(const OptionTable<S>& table) {
+  py::list out;
+  const char* kinds[] = {"real", "integer", "flag", "choice", "text"};
+  for (const Option<S>& o : table) {
+    py::dict d;
+    d["name"] = std::string(o.name);
+    d["kind"] = kinds[static_cast<int>(o.kind)];
+    d["default"] = python_value(o.default_value());
+    d["unit"] = std::string(o.unit);
+    d["help"] = render_settings(o.help, Spelling::python);
+    py::list choices;
+    for (std::string_view c : o.choices) choices.append(std::string(c));
+    d["choices"] = choices;
+    out.append(d);
+  }
+  return out;
 }
 
 // A formulation with the model it refers to kept alive, and the workspace of the calls from
@@ -209,33 +199,15 @@ const char* stop_name(RunStopKind kind) {
 // signal handlers: Ctrl-C cancels the run, and the KeyboardInterrupt is raised after it. Returns
 // (columns, data, stats, events, method, handovers, stop kind, stop message): the Python side
 // raises the stop's typed exception with the rows computed before it.
-py::tuple simulate(std::shared_ptr<const Model> model, const std::string& method, const py::handle& q,
-                   const py::handle& u, const std::optional<std::string>& integrator, double t_end, double dt,
-                   double rtol, double atol, double output_dt, bool project, double project_tolerance, bool reactions,
-                   bool diagnostics, bool watch, const py::kwargs& options) {
-  RunSettings rs;
-  rs.method = method;
-  rs.formulation = formulation_settings(options, "simulate()");
-  if (integrator) rs.integrator = integrator_kind(*integrator);
+py::tuple simulate(std::shared_ptr<const Model> model, const py::handle& q, const py::handle& u,
+                   const py::kwargs& options) {
+  RunSettings rs = settings_from(all_run_options(), options, "simulate()");
   VecX q0(model->nq), u0(model->nv);
   read_vector(q, "q0", "nq", q0);
   read_vector(u, "u0", "nv", u0);
-  for (const auto& [value, arg] : {std::pair{t_end, "t_end"}, {dt, "dt"}, {rtol, "rtol"}, {atol, "atol"}, {output_dt, "output_dt"}})
-    check_finite(value, arg);
-  SimulationSettings& settings = rs.simulation;
-  settings.integrator.dt = dt;
-  settings.integrator.rtol = rtol;
-  settings.integrator.atol = atol;
-  settings.t_end = t_end;
-  settings.output_dt = output_dt;
-  settings.project = project;
-  settings.projection.position_tolerance = settings.projection.velocity_tolerance = project_tolerance;
-  settings.reactions = reactions;
-  settings.diagnostics = diagnostics;
-  settings.watch.enabled = watch;
   std::vector<std::pair<double, std::string>> events;  // collected without the GIL, handed over after
   RunCallbacks cb;
-  cb.event = [&](const FormulationEvent& e) { events.emplace_back(e.t, e.message); };
+  cb.event = [&](const FormulationEvent& e) { events.emplace_back(e.t, render_settings(e.message, Spelling::python)); };
   bool signalled = false;
   cb.cancelled = [&] {
     py::gil_scoped_acquire gil;
@@ -249,9 +221,10 @@ py::tuple simulate(std::shared_ptr<const Model> model, const std::string& method
   }
   if (signalled) throw py::error_already_set();
   py::list handovers;
-  for (const Handover& h : r.handovers) handovers.append(py::make_tuple(h.from, h.to, h.reason));
+  for (const Handover& h : r.handovers)
+    handovers.append(py::make_tuple(h.from, h.to, render_settings(h.reason, Spelling::python)));
   return py::make_tuple(r.trajectory.columns, table(r.trajectory), stats(r.trajectory), events, r.method, handovers,
-                        stop_name(r.stop.kind), r.stop.message);
+                        stop_name(r.stop.kind), render_settings(r.stop.message, Spelling::python));
 }
 
 }  // namespace
@@ -265,10 +238,17 @@ void bind_methods(py::module_& m) {
            "u̇ (nv) at (t, q, u), into `out` when given")
       .def_property_readonly("multipliers", &Method::multipliers, "loop multipliers of the last call (a copy)")
       .def("reactions", &Method::reactions, py::arg("t"), py::arg("q"), py::arg("u"));
-  m.def("_simulate", &simulate, py::arg("model"), py::arg("method"), py::arg("q0"), py::arg("u0"), py::arg("integrator"),
-        py::arg("t_end"), py::arg("dt"), py::arg("rtol"), py::arg("atol"), py::arg("output_dt"), py::arg("project"),
-        py::arg("project_tolerance"), py::arg("reactions"), py::arg("diagnostics"), py::arg("watch"));
-  m.attr("default_project_tolerance") = ProjectionSettings{}.position_tolerance;
+  m.def("_simulate", &simulate, py::arg("model"), py::arg("q0"), py::arg("u0"));
+  m.def(
+      "options",
+      [](const std::string& kind) {
+        if (kind == "run") return option_list(all_run_options());
+        if (kind == "method") return option_list(formulation_options());
+        throw py::value_error("options: kind is 'run' (simulate()) or 'method' (method()), got '" + kind + "'");
+      },
+      py::arg("kind") = "run",
+      "The settings simulate() (kind 'run') or method() (kind 'method') take as keywords: name, kind, default, "
+      "unit, help, choices (docs/methods.md, \"Options\")");
   m.def("method_names", [] {
     std::vector<std::string> names;
     for (const MethodInfo& mi : methods())

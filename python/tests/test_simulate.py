@@ -63,7 +63,11 @@ def test_a_method_that_cannot_cross_a_singular_configuration_raises(cli, tmp_pat
     path = tmp_path / "chain.yaml"
     cli("generate", "square-chain", "--squares", 3, "--out", path)
     stopped = cli("simulate", path, "--method", "embedding", "--t-end", 0.6, "--out", tmp_path / "c.csv", check=False)
-    assert stopped.stderr == f"loopdyn: error: {e.value}\n"
+    # The same message, its remedies in each front end's spelling (render_settings).
+    python = 'Use method="dca", which crosses singular configurations, or on_singular="continue" to go on'
+    assert python in str(e.value)
+    cli_spelling = "Use --method dca, which crosses singular configurations, or --on-singular continue to go on"
+    assert stopped.stderr == "loopdyn: error: " + str(e.value).replace(python, cli_spelling) + "\n"
 
 
 def test_auto_starts_again_with_dca_where_its_choice_stops():
@@ -123,7 +127,7 @@ def test_a_diverging_run_raises_integration_error():
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
-    ({"integrator": "euler"}, ValueError, "unknown integrator 'euler' \\(known: rk2, rk4, dopri5\\)"),
+    ({"integrator": "euler"}, ValueError, "integrator: expected 'rk2', 'rk4' or 'dopri5', got 'euler'"),
     ({"output_dt": float("nan")}, ValueError, "output_dt is nan"),
     ({"q0": np.zeros(5)}, ValueError, "q0: expected a 1-D array of nq = 2 numbers, got shape \\(5,\\)"),
     ({"method": "nope"}, loopdyn.ModelError, "unknown method 'nope'"),
@@ -133,6 +137,28 @@ def test_a_diverging_run_raises_integration_error():
 def test_bad_arguments_are_rejected(kwargs, error, message):
     with pytest.raises(error, match=message):
         loopdyn.simulate(loopdyn.load(model_path("double_pendulum.yaml")), t_end=0.01, **kwargs)
+
+
+def test_errors_name_settings_as_keywords():
+    # The library's remedies in Python's spelling (the CLI's is --integrator rk2, --dca-alpha).
+    chain = loopdyn.square_chain(3)
+    with pytest.raises(ValueError, match='integrator="rk2" or integrator="rk4"') as e:
+        loopdyn.simulate(chain, method="srm", integrator="dopri5", t_end=0.01)
+    assert "--" not in str(e.value)
+    with pytest.raises(ValueError, match=r"the penalty α \(dca_alpha\) must be finite and > 0, got -1"):
+        loopdyn.simulate(chain, method="dca", dca_alpha=-1.0, t_end=0.01)
+    with pytest.raises(ValueError, match=r"\(dca_max_iterations\) must be at least 1"):
+        loopdyn.method(chain, "dca", dca_iterations=0)
+
+
+def test_options_come_from_the_library_tables():
+    names = [o["name"] for o in loopdyn.options()]
+    assert names[:3] == ["method", "integrator", "dt"]
+    assert "dca_alpha" in names and "watch" in names
+    watch = next(o for o in loopdyn.options() if o["name"] == "watch")
+    assert watch["kind"] == "flag" and watch["default"] is True
+    assert [o["name"] for o in loopdyn.options("method")][0] == "on_singular"
+    assert "t_end=10.0 [s]" in loopdyn.simulate.__doc__
 
 
 def test_ctrl_c_stops_a_long_run_with_keyboard_interrupt():

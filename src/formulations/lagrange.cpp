@@ -44,8 +44,8 @@ void LagrangeFormulation::solve_multipliers(double t, const MatX& A, const VecX&
       << null_space_loops() << "): constraint rank " << solver_.rank() << " of " << cons_.rows()
       << ", condition number " << solver_.condition()
       << ". A Lagrange-multiplier method integrates G u' = gamma only and cannot tell which branch the motion "
-         "continues on; it would follow a wrong one without notice. Use --method gcp, nullspace, embedding "
-         "(position analysis) or rcr; --on-singular continue goes on with minimum-norm multipliers at your own "
+         "continues on; it would follow a wrong one without notice. Use `method = gcp`, `method = nullspace`, "
+         "`method = embedding` (position analysis) or `method = rcr`; `on_singular = continue` goes on with minimum-norm multipliers at your own "
          "risk";
     throw SingularConfigurationError(s.str());
   }
@@ -61,8 +61,8 @@ std::string LagrangeFormulation::change_point_refusal() const {
   if (settings_.on_singular != FormulationSettings::OnSingular::stop) return {};
   return std::string(name()) +
          " cannot cross: it integrates the constraints at acceleration level, which does not tell the "
-         "continuing branch from the others there. Use gcp, nullspace, rcr, embedding or --method auto (they "
-         "close the loops by position analysis), or --on-singular continue to run it anyway";
+         "continuing branch from the others there. Use gcp, nullspace, rcr, embedding or `method = auto` (they "
+         "close the loops by position analysis), or `on_singular = continue` to run it anyway";
 }
 
 std::string LagrangeFormulation::null_space_loops() const {

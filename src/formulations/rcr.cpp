@@ -57,8 +57,8 @@ std::string scope_problem(const Model& m, const std::vector<LoopInfo>& loops) {
       msg.append(m.body_name[b]).append("') but have different base bodies ('").append(body_label(m, loops[i].graph.base));
       msg.append("' and '").append(body_label(m, loops[j].graph.base));
       msg.append("'); recursive coordinate reduction covers coupled loops only when they share their base body "
-                 "(paper 000 §4.3-4.4). Use --method embedding (linear in the number of such loops) or "
-                 "lagrange-dense");
+                 "(paper 000 §4.3-4.4). Use `method = embedding` (linear in the number of such loops) or "
+                 "`method = lagrange-dense`");
       return msg;
     }
   }
@@ -86,7 +86,7 @@ std::string not_one_at_a_time(const std::string& loop, const std::vector<std::st
          quoted_list(others) +
          " and together they must be solved simultaneously (e.g. loops closing on one common body, as a parallel "
          "manipulator whose end-effector is not reached through independent coordinates alone, 000 §4.2). Use "
-         "--method embedding or lagrange-dense";
+         "`method = embedding` or `method = lagrange-dense`";
 }
 
 // Every row of one loop joint or coupling on the bodies of its sub-graph.
@@ -149,8 +149,8 @@ std::string Rcr::out_of_scope(const Model& model, const VecX& q) {
 Rcr::Rcr(const Model& model, const FormulationSettings& settings)
     : Formulation(model), settings_(settings), rows_(model.loops().unreduced), kept_(model.loops().constraints), cons_data_(model),
       aba_(model), forces_(model), u_(VecX::Zero(model.nv)), lambda_(VecX::Zero(kept_.rows())) {
-  if (!(settings.rcr_indicator_growth > 1.0) || !(settings.singular_condition > 1.0))
-    throw ModelError("rcr: rcr_indicator_growth and singular_condition must be > 1 (the indicator is >= 1)");
+  if (!(settings.rcr.indicator_growth > 1.0) || !(settings.rcr.singular_condition > 1.0))
+    throw ModelError("rcr: `rcr_indicator_growth` and `singular_condition` must be > 1 (the indicator is >= 1)");
   const std::vector<LoopInfo> loops = loops_of(model);
   if (std::string problem = scope_problem(model, loops); !problem.empty()) throw ModelError(problem);
   const AggregatedTree& aggregation = model.loops().aggregation;
@@ -247,7 +247,7 @@ void Rcr::choose_loop(Node& node, Loop& loop, std::vector<char>& assigned, doubl
       report(t, "rcr: the speeds of joints marked independent in loop '" + loop.name +
                     "' cannot all stay independent (its constraints would not be solvable); marks dropped there");
       dependent = std::move(unpinned);
-    } else if (indicator > settings_.rcr_indicator_growth * free_indicator) {
+    } else if (indicator > settings_.rcr.indicator_growth * free_indicator) {
       // A marked joint near a limit of its motion: kept independent, it would make the loop as ill
       // conditioned as the re-choice rule does not keep (the mark is a preference).
       std::ostringstream s;
@@ -432,9 +432,9 @@ void Rcr::check_conditioning(double t, bool between_steps) {
       const Loop* worst = nullptr;
       bool grown = false;
       for (const Loop& loop : node.loops) {
-        if (!(loop.indicator <= settings_.singular_condition) && (!worst || !(loop.indicator <= worst->indicator)))
+        if (!(loop.indicator <= settings_.rcr.singular_condition) && (!worst || !(loop.indicator <= worst->indicator)))
           worst = &loop;
-        grown = grown || loop.indicator > settings_.rcr_indicator_growth * loop.chosen_indicator;
+        grown = grown || loop.indicator > settings_.rcr.indicator_growth * loop.chosen_indicator;
       }
       // Between steps when the indicator has grown, so that every step integrates one smooth
       // right-hand side; at once when it is beyond singular_condition.
@@ -454,10 +454,10 @@ void Rcr::check_conditioning(double t, bool between_steps) {
              for (int c : worst->dependent) rows.push_back(worst->theta[c]);
              return rows;
            }())
-        << ") is " << worst->indicator << " > " << settings_.singular_condition
+        << ") is " << worst->indicator << " > " << settings_.rcr.singular_condition
         << " with every choice of independent speeds";
       if (settings_.on_singular == FormulationSettings::OnSingular::proceed) {
-        if (!node.singular) report(t, s.str() + "; going on (--on-singular continue)");
+        if (!node.singular) report(t, s.str() + "; going on (`on_singular = continue`)");
         node.singular = true;
         break;
       }

@@ -1,5 +1,6 @@
 #include "loopdyn/formulations/registry.hpp"
 
+#include <deque>
 #include <type_traits>
 
 #include "loopdyn/formulations/dca.hpp"
@@ -24,11 +25,11 @@ std::unique_ptr<Formulation> make(const Model& model, const FormulationSettings&
     return std::make_unique<F>(model);
 }
 
-}  // namespace
-
-const std::vector<MethodInfo>& methods() {
+// The rows: the built-in methods, then those registered at run time (register_method). A deque:
+// rows keep their addresses (find_method's pointers) when one is added.
+std::deque<MethodInfo>& registry() {
   using C = Coordinates;
-  static const std::vector<MethodInfo> table{
+  static std::deque<MethodInfo> table{
       {"tree", "articulated-body algorithm, trees only", "Featherstone; 002 §6", "O(n)", C::joint, false,
        &TreeFormulation::out_of_scope, &make<TreeFormulation>},
       {"lagrange-dense", "CRBA mass matrix, (n+m) KKT solve, Baumgarte", "001 §2.1", "O(n³ + m³)", C::joint, true,
@@ -40,15 +41,29 @@ const std::vector<MethodInfo>& methods() {
       {"nullspace", "partial velocity matrix B, Bᵀ M B in the independent speeds", "001 §3", "O(n³)", C::joint, true, nullptr,
        &make<Nullspace>},
       {"rcr", "recursive coordinate reduction, loop by loop, velocity constraints exact; loops sharing a base",
-       "000 §3-4", "O(n + m)", C::joint, true, &Rcr::out_of_scope, &make<Rcr>},
+       "000 §3-4", "O(n + m)", C::joint, true, &Rcr::out_of_scope, &make<Rcr>, false,
+       &options_of<&FormulationSettings::rcr, &rcr_options>},
       {"embedding", "constraint embedding: loops folded into aggregated bodies, ABA over them", "002 §4-9",
        "O(n) for small loops", C::joint, true, nullptr, &make<Embedding>},
       {"srm", "sequential regularization: S penalty iterates, loops as body wrenches, fixed-step rk2/rk4",
-       "003 §3", "O(n + m) × S", C::joint, true, nullptr, &make<Srm>, true},
+       "003 §3", "O(n + m) × S", C::joint, true, nullptr, &make<Srm>, true,
+       &options_of<&FormulationSettings::srm, &srm_options>},
       {"dca", "divide and conquer over an assembly tree, augmented Lagrangian, mass-orthogonal projections, parallel",
-       "004 §2-3", "O(k n), O(k log n) parallel; nets O(k n^1.5)", C::absolute, true, nullptr, &make<Dca>},
+       "004 §2-3", "O(k n), O(k log n) parallel; nets O(k n^1.5)", C::absolute, true, nullptr, &make<Dca>,
+       false, &options_of<&FormulationSettings::dca, &dca_options>},
   };
   return table;
+}
+
+}  // namespace
+
+const std::deque<MethodInfo>& methods() { return registry(); }
+
+const MethodInfo& register_method(MethodInfo row) {
+  if (row.name.empty() || !row.make) throw std::invalid_argument("register_method: a row needs a name and a make function");
+  if (find_method(row.name))
+    throw std::invalid_argument("register_method: method '" + std::string(row.name) + "' is registered already");
+  return registry().emplace_back(row);
 }
 
 const MethodInfo* find_method(std::string_view name) {
@@ -72,7 +87,7 @@ std::vector<std::string> loop_methods() {
 }
 
 std::string methods_markdown() {
-  std::string s = "| `--method` | what | paper | cost per call | coordinates | multipliers | status |\n";
+  std::string s = "| `" + cli_flag("method") + "` | what | paper | cost per call | coordinates | multipliers | status |\n";
   s += "|---|---|---|---|---|---|---|\n";
   for (const MethodInfo& m : methods()) {
     s.append("| `").append(m.name).append("` | ").append(m.what).append(" | ").append(m.paper).append(" | ");
@@ -88,6 +103,51 @@ std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model
   if (!m.implemented())
     throw ModelError("method '" + std::string(name) + "' (paper " + std::string(m.paper) + ") is not implemented yet");
   return m.make(model, settings);
+}
+
+
+namespace {
+
+// The settings every loop method shares, within FormulationSettings.
+LoopMethodSettings& shared(FormulationSettings& s) { return s; }
+const LoopMethodSettings& shared(const FormulationSettings& s) { return s; }
+
+// The lines of `loopdyn methods` for a table: "  --flag (name) = default unit: help".
+template <class S>
+void option_lines(std::string& s, const OptionTable<S>& table) {
+  const S defaults{};
+  for (const Option<S>& o : table) {
+    const std::string def = format_option_value(o.get(defaults));
+    s.append("    ").append(cli_spelling(o)).append(" (").append(o.name).append(") = ");
+    s.append(def.empty() ? "unset" : def);
+    if (!o.unit.empty()) s.append(" ").append(o.unit);
+    s.append(": ").append(o.help).append("\n");
+  }
+}
+
+}  // namespace
+
+OptionTable<FormulationSettings> formulation_options() {
+  OptionTable<FormulationSettings> t =
+      nested_options<FormulationSettings>(loop_method_options(), [](auto& s) -> auto& { return shared(s); });
+  for (const MethodInfo& m : methods())
+    if (m.options)
+      for (const Option<FormulationSettings>& o : m.options()) t.push_back(o);
+  return t;
+}
+
+std::string methods_text() {
+  std::string s;
+  for (const MethodInfo& m : methods()) {
+    s.append(m.name).append(std::string(m.name.size() < 15 ? 15 - m.name.size() : 0, ' ')).append(" ");
+    s.append(m.implemented() ? "available " : "planned   ").append(m.what).append(" (").append(m.paper).append("; ");
+    s.append(m.cost).append(", ").append(m.coordinates == Coordinates::joint ? "joint" : "absolute");
+    s.append(" coordinates").append(m.multipliers ? ", multipliers" : "").append(")\n");
+    if (m.options) option_lines(s, m.options());
+  }
+  s.append("\nevery loop method (every one but tree):\n");
+  option_lines(s, loop_method_options());
+  return s;
 }
 
 }  // namespace loopdyn

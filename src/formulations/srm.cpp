@@ -21,24 +21,24 @@ void check_setting(bool ok, const char* what, double value) { detail::check_sett
 }  // namespace
 
 Srm::Srm(const Model& model, const FormulationSettings& settings)
-    : Formulation(model), cons_(model.loops().constraints), iterations_(settings.srm_iterations),
-      epsilon_setting_(settings.srm_epsilon), alpha_(settings.srm_alpha),
-      min_stiffness_(settings.srm_min_stiffness), max_work_(settings.srm_max_work), on_singular_(settings.on_singular),
+    : Formulation(model), cons_(model.loops().constraints), iterations_(settings.srm.iterations),
+      epsilon_setting_(settings.srm.epsilon), alpha_(settings.srm.alpha),
+      min_stiffness_(settings.srm.min_stiffness), max_work_(settings.srm.max_work), on_singular_(settings.on_singular),
       aba_(model), data_(model),
       forces_(model), phi_(cons_.rows()), phidot_(cons_.rows()), lambda0_(VecX::Zero(cons_.rows())),
       lambda_(VecX::Zero(cons_.rows())), loop_wrench_(6, model.loop_joints.size()), fext_(6, model.nbodies),
       tau_(model.nv), qs_(model.nq), us_(model.nv), udot_(model.nv), correction_(cons_.rows()),
       cg_b_(cons_.rows()),
       cg_r_(cons_.rows()), cg_p_(cons_.rows()), cg_Ap_(cons_.rows()) {
-  check_setting(iterations_ >= 1, "the number of iterations (--srm-iterations) must be at least 1", iterations_);
+  check_setting(iterations_ >= 1, "the number of iterations (`srm_iterations`) must be at least 1", iterations_);
   if (epsilon_setting_)
     check_setting(std::isfinite(*epsilon_setting_) && *epsilon_setting_ > 0.0,
-                  "ε (--srm-epsilon, s/kg) must be finite and > 0", *epsilon_setting_);
-  check_setting(std::isfinite(alpha_) && alpha_ >= 0.0, "α (--srm-alpha, 1/s) must be finite and >= 0", alpha_);
+                  "ε (`srm_epsilon`, s/kg) must be finite and > 0", *epsilon_setting_);
+  check_setting(std::isfinite(alpha_) && alpha_ >= 0.0, "α (`srm_alpha`, 1/s) must be finite and >= 0", alpha_);
   check_setting(std::isfinite(min_stiffness_) && min_stiffness_ >= 0.0,
-                "the smallest relative stiffness (--srm-min-stiffness) must be finite and >= 0", min_stiffness_);
+                "the smallest relative stiffness (`srm_min_stiffness`) must be finite and >= 0", min_stiffness_);
   check_setting(std::isfinite(max_work_) && max_work_ >= 0.0,
-                "the largest relative work of the constraint forces (--srm-max-work) must be finite and >= 0", max_work_);
+                "the largest relative work of the constraint forces (`srm_max_work`) must be finite and >= 0", max_work_);
   double mass = 0.0;
   for (double m : model.mass) mass += m;
   weight_energy_ = mass * model.gravity.norm();  // m g × 1 m (J)
@@ -47,11 +47,11 @@ Srm::Srm(const Model& model, const FormulationSettings& settings)
 void Srm::start(const StepPlan& plan, const VecX& q0, const VecX& u0) {
   if (!plan.fixed_step)
     throw std::invalid_argument(
-        "srm needs a fixed-step explicit integrator (--integrator rk2 or rk4), not " + std::string(plan.integrator) +
+        "srm needs a fixed-step explicit integrator (`integrator = rk2` or `integrator = rk4`), not " + std::string(plan.integrator) +
         ": its regularization ε is tied to the step (ε ~ h, paper 003 §3.3) and its λ_0 to the previous step, and " +
         std::string(plan.integrator) + " chooses its own steps");
   const double h = plan.step;
-  check_setting(std::isfinite(h) && h > 0.0, "needs a fixed step (--dt) that is finite and > 0", h);
+  check_setting(std::isfinite(h) && h > 0.0, "needs a fixed step (`dt`) that is finite and > 0", h);
   lambda0_.setZero();
   lambda_.setZero();
   correction_.setZero();
@@ -72,11 +72,11 @@ void Srm::start(const StepPlan& plan, const VecX& q0, const VecX& u0) {
   epsilon_ = epsilon_setting_ ? *epsilon_setting_ : rate;
   if (epsilon_ < limit) {
     std::ostringstream s;
-    s << "srm: ε = " << epsilon_ << " s/kg (--srm-epsilon) is below the explicit stability limit of "
+    s << "srm: ε = " << epsilon_ << " s/kg (`srm_epsilon`) is below the explicit stability limit of "
       << plan.integrator << " with h = " << h << " s and " << iterations_
       << " iterates: h·S·a_max/ε must stay below " << plan.stability_limit << " (a_max = " << a_max
       << " kg⁻¹, the largest eigenvalue of G M⁻¹ Gᵀ at the initial configuration). Use ε >= " << limit
-      << ", a smaller --dt, or leave --srm-epsilon unset (ε = h·S·a_max = " << rate << ")";
+      << ", a smaller `dt`, or leave `srm_epsilon` unset (ε = h·S·a_max = " << rate << ")";
     throw std::invalid_argument(s.str());
   }
   const Energy e0 = energy(model_, aba_.kin, q0);  // positions at q0 (constraint_spectrum)
@@ -97,7 +97,7 @@ std::string Srm::change_point_refusal() const {
   if (on_singular_ != FormulationSettings::OnSingular::stop) return {};
   return "srm cannot cross: there the loops' constraint directions lose their stiffness, its iterates stop "
          "converging and the regularization leaves the constraints (it would stop there). Use gcp, nullspace, "
-         "rcr or embedding, or --on-singular continue to run it anyway";
+         "rcr or embedding, or `on_singular = continue` to run it anyway";
 }
 
 void Srm::to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const {
@@ -192,7 +192,7 @@ void Srm::check_convergence(double t) {
   if (stiffness >= min_stiffness_ * a_min_) return;
   std::ostringstream s;
   s << "srm: the iterates do not converge at t = " << t << ": the constraint direction they still correct has a "
-    << "stiffness of " << stiffness << " kg⁻¹, below --srm-min-stiffness " << min_stiffness_
+    << "stiffness of " << stiffness << " kg⁻¹, below `srm_min_stiffness` " << min_stiffness_
     << " times the smallest eigenvalue of G M⁻¹ Gᵀ at the start (" << a_min_
     << " kg⁻¹). The loops are near a singular configuration ("
     << dominant_loops(model_, cons_, correction_.cwiseAbs())
@@ -225,22 +225,22 @@ void Srm::check_work(double t) {
   s << "srm: by t = " << t << " its loop forces have done " << work_ << " J of work, " << std::abs(work_) / scale
     << " of the mechanism's energy scale (" << scale << " J, the larger of the largest T + |V - V(0)| so far, "
     << stored_max_ << " J, the weight x 1 m and the springs' energy at the start, " << floor_
-    << " J), above --srm-max-work " << max_work_ << ". Ideal loop joints do no work: this is srm's own regularization error, which moves the motion along the "
+    << " J), above `srm_max_work` " << max_work_ << ". Ideal loop joints do no work: this is srm's own regularization error, which moves the motion along the "
        "loops, from a step too long for the motion (it falls like dt²) or a singular configuration nearby";
   stop_or_report(t, s.str(), StopKind::accuracy);
 }
 
 void Srm::stop_or_report(double t, const std::string& why, StopKind kind) {
   if (on_singular_ == FormulationSettings::OnSingular::proceed) {
-    report(t, why + "; going on (--on-singular continue; later ones are not reported)");
+    report(t, why + "; going on (`on_singular = continue`; later ones are not reported)");
     reported_ = true;
     return;
   }
   if (kind == StopKind::accuracy)
-    throw RunWatchError(why + ". Use a smaller --dt, another method (lagrange-dense, rcr or dca, error-controlled by "
-                              "dopri5), or --srm-max-work 0 to go on at your own risk");
-  throw SingularConfigurationError(why + ". Use a smaller --dt, --method dca (it crosses singular configurations), or "
-                                 "--on-singular continue to go on at your own risk");
+    throw RunWatchError(why + ". Use a smaller `dt`, another method (lagrange-dense, rcr or dca, error-controlled by "
+                              "dopri5), or `srm_max_work = 0` to go on at your own risk");
+  throw SingularConfigurationError(why + ". Use a smaller `dt`, `method = dca` (it crosses singular configurations), or "
+                                 "`on_singular = continue` to go on at your own risk");
 }
 
 void Srm::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {

@@ -17,7 +17,7 @@ std::string TreeFormulation::out_of_scope(const Model& model, const VecX& /*q*/)
     s << (model.loop_joints.empty() ? "" : " and") << " coupling(s)";
     for (const ModelCoupling& c : model.couplings) s << " '" << c.name << "'";
   }
-  s << "; choose a loop formulation (see `loopdyn simulate --help`)";
+  s << "; choose a loop formulation as `method` (`loopdyn methods` lists them)";
   return s.str();
 }
 

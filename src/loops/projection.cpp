@@ -140,8 +140,8 @@ void check_consistent(const Model& model, const Constraints& constraints, const 
     s << "inconsistent initial state: velocity residual |G u| = " << velocity_residual << " at "
       << row_owner(model, constraints.kept()[worst(Gu)]) << " exceeds the tolerance " << velocity_tol << " ("
       << tolerance << " * max(1, max|G| |u|))";
-  s << "; close the loops first: run `loopdyn simulate` without --no-assemble, or `loopdyn assemble` "
-       "(library: loopdyn::assemble)";
+  s << "; close the loops first: assemble the initial state (`loopdyn assemble`; library: loopdyn::assemble), as "
+       "`loopdyn simulate` and Python's simulate() do unless told not to";
   throw std::runtime_error(s.str());
 }
 

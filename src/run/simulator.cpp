@@ -112,8 +112,8 @@ void Simulator::post_step(double t, VecX& x) {
           "t = " + format_time(t) + ": " + std::string(formulation_.name()) + " stops: " + guard_->describe() +
           ". The loops leave more than one degree of freedom, so no survey before the run could predict it, "
           "and near it " + std::string(formulation_.name()) +
-          " can continue on another branch of the motion without notice (change_points.hpp). Use --method dca, "
-          "which crosses singular configurations, or --on-singular continue to go on at your own risk");
+          " can continue on another branch of the motion without notice (change_points.hpp). Use `method = dca`, "
+          "which crosses singular configurations, or `on_singular = continue` to go on at your own risk");
   }
   if (watch_) watch_->observe(t, q_, u_, track_work_ ? x(n) : 0.0);
 }

@@ -3,7 +3,9 @@
 // sized at construction; names are the CLI's `--method` values (docs/methods.md).
 #pragma once
 
+#include <any>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -14,6 +16,10 @@
 #include "loopdyn/core/forces.hpp"
 #include "loopdyn/core/errors.hpp"
 #include "loopdyn/core/model.hpp"
+#include "loopdyn/formulations/dca_settings.hpp"
+#include "loopdyn/formulations/loop_method_settings.hpp"
+#include "loopdyn/formulations/rcr_settings.hpp"
+#include "loopdyn/formulations/srm_settings.hpp"
 #include "loopdyn/formulations/step_plan.hpp"
 
 namespace loopdyn {
@@ -21,103 +27,36 @@ namespace loopdyn {
 class Constraints;
 class RowChoice;
 
-/// Options shared by the formulations (each uses what applies to it).
-struct FormulationSettings {
-  /// Baumgarte stabilization of the acceleration constraint (paper 001 eqs 6-9):
-  /// Φ̈ + 2α Φ̇ + β² Φ = 0. Zero (the default) integrates G u̇ = γ unstabilized.
-  double baumgarte_alpha = 0.0;
-  double baumgarte_beta = 0.0;
-  /// Relative threshold below which a pivot of the multiplier system counts as zero (rank loss at
-  /// a singular configuration or a redundant constraint): multipliers are then minimum-norm.
-  double rank_tolerance = 1e-10;
-  /// Position analysis of gcp and nullspace (paper 001 eqs 12-13): Newton stops when every kept
-  /// constraint row has |Φ| <= position_tolerance (metres for `along` rows, cosines for `dot`
-  /// rows), and fails after max_position_iterations.
-  double position_tolerance = 1e-10;
-  int max_position_iterations = 25;
-  /// gcp, nullspace and embedding choose the dependent coordinates again (001 §2.2), between two
-  /// steps, when the condition number of the dependent block has grown by this factor since they
-  /// were chosen (and another choice is twice better); a coordinate marked independent yields when
-  /// keeping it would cost this factor (formulations/coordinate_partition.hpp). Small: the
-  /// independent coordinates must not come near a limit of their motion within a step (issue 36:
-  /// 100 lost 20 % of the energy of a triple rocker at rk4 h = 1e-3, 10 lost 1e-4, 4 loses 2e-6).
-  double partition_condition_growth = 4.0;
-  /// rcr chooses its independent speeds again, between two steps, when the condition indicator of
-  /// a loop's dependent speeds (formulations/rcr.hpp) has grown by this factor since they were
-  /// chosen, and keeps a speed marked independent within this factor of the choice without the
-  /// mark. rcr integrates its dependent coordinates, so an integration error of the independent
-  /// speeds reaches them multiplied by the indicator, and no position analysis takes it back
-  /// (paper 004's five-bar, docs/methods.md).
-  double rcr_indicator_growth = 10.0;
-  /// What a method does at a singular configuration of the loops (a change point, where the
-  /// constraint rows lose rank and branches of the motion meet):
-  ///  * `stop` (the default): stop with an error naming the method, the time, the loops and the
-  ///    rank, and what to use instead. The Lagrange-multiplier methods (lagrange-dense,
-  ///    lagrange-on) refuse runs that can reach a change point (change_points.hpp) and stop when
-  ///    their multiplier system loses rank: integrating G u̇ = γ they hold no position information
-  ///    that tells the continuing branch from the others, and on the IFToMM N-four-bar they leave
-  ///    the motion at the second crossing without notice. `rcr` stops when the condition indicator
-  ///    of a loop's dependent speeds exceeds singular_condition with every choice of them.
-  ///  * `proceed`: report and go on (the Lagrange methods with minimum-norm multipliers; rcr with
-  ///    its best choice), for studies of what happens there.
-  /// gcp, nullspace, embedding and rcr choose their partition again on their own
-  /// (formulations/coordinate_partition.hpp, formulations/rcr.hpp).
-  enum class OnSingular { stop, proceed };
-  OnSingular on_singular = OnSingular::stop;
-  double singular_condition = 1e6;
-  /// srm (paper 003, formulations/srm.hpp): the update λ_s = λ_{s−1} + ε⁻¹(G u_s + α Φ_s) of its
-  /// iterates s = 1..srm_iterations. ε in s/kg (λ is a force, G u a speed); unset: ε = h·S·a_max,
-  /// with h the fixed step, S the number of iterates and a_max the largest eigenvalue of
-  /// G M⁻¹ Gᵀ at the initial configuration: half the explicit stability limit (003's
-  /// ε ~ h for its unit bars; formulations/srm.hpp has the limit). α in 1/s: the rate at which
-  /// position drift decays (Φ̇ = −αΦ once the iterates converge). It is not tied to h: λ carries
-  /// αΦ/ε, and with α ~ 1/h that term, O(Φ/h²), would bias the multipliers by O(1) for an O(h²)
-  /// drift (measured: reactions 1.5e-3 off lagrange-dense's at every h on the four-bar of 000).
-  std::optional<double> srm_epsilon;
-  double srm_alpha = 20.0;
-  int srm_iterations = 2;
-  /// srm stops (on_singular = stop) or reports when the constraint direction its iterates still
-  /// correct has a stiffness (Rayleigh quotient of G M⁻¹ Gᵀ) below this fraction of the smallest
-  /// eigenvalue of G M⁻¹ Gᵀ at the start: the loops have come that much nearer a singular
-  /// configuration, where the iterates no longer converge (formulations/srm.hpp). 0 disables it.
-  double srm_min_stiffness = 0.1;
-  /// srm stops (on_singular = stop) or reports when the work its constraint forces have done since
-  /// the start, |∫ −λᵀ G u dt|, exceeds this fraction of the mechanism's energy scale E_s, the
-  /// largest T + |V − V(0)| so far (V gravity and springs), at least its weight × 1 m: ideal constraints
-  /// do no work, so this is the energy srm's regularization has added or removed, its own error,
-  /// which moves the motion along the loops. 1e-5 is ten times a fixed step's accuracy τ = 1e-6
-  /// (WatchSettings::fixed_step_accuracy), the zoo's energy bound (docs/methods.md, "srm").
-  /// 0 disables it.
-  double srm_max_work = 1e-5;
-  /// dca (paper 004, formulations/dca.hpp), the paper's values as defaults (004 §4.1): penalty α
-  /// of the augmented Lagrangian λ = λ* + α(G a + ν) (eqs 6, 17), in 1/kg for a force per unit
-  /// acceleration of the rows (004 works in SI units; formulations/dca.hpp has why 1e6 needs no
-  /// scaling for its examples); μ (damping ratio) and Ω (natural frequency, rad/s) of the
-  /// Baumgarte-type terms ν = −γ + 2μΩ Φ̇ + Ω² Φ (eq 6); at most dca_max_iterations iterations of
-  /// the multipliers per acceleration evaluation and per projection, which stop when the largest
-  /// change of a body acceleration (m/s², rad/s²) falls below dca_acceleration_tolerance (ε_a), of a
-  /// position increment (m, rad) below dca_position_tolerance (ε_p), of a velocity (m/s, rad/s)
-  /// below dca_velocity_tolerance (ε_v).
-  double dca_alpha = 1e6;
-  double dca_mu = 1.0;
-  double dca_omega = 1.0;
-  int dca_max_iterations = 10;
-  double dca_position_tolerance = 1e-14;
-  double dca_velocity_tolerance = 1e-12;
-  double dca_acceleration_tolerance = 1e-10;
-  /// dca projects positions, then velocities, mass-orthogonally onto the constraints after every
-  /// accepted step (004 §3, the paper's second variant); false: its first variant, the augmented
-  /// Lagrangian with the Baumgarte-type terms alone.
-  bool dca_projections = true;
-  /// Threads of the methods that run in parallel (dca's assembly and disassembly); 0: the
-  /// machine's cores. Results do not depend on it (formulations/dca.hpp).
-  int threads = 0;
+/// Every method's settings (each uses what applies to it): the ones the loop methods share
+/// (LoopMethodSettings, the base) and each method's own struct, beside it with its option table
+/// (formulations/<method>_settings.hpp). formulation_options() (registry.hpp) is their table.
+struct FormulationSettings : LoopMethodSettings {
+  RcrSettings rcr;
+  SrmSettings srm;
+  DcaSettings dca;
+  /// Settings of methods registered from outside the library (register_method, registry.hpp),
+  /// by method name: their own struct, created with its defaults by the first option that sets it.
+  std::map<std::string, std::any, std::less<>> extras;
+
+  /// The settings of method `method` registered from outside (created at the first call).
+  template <class T>
+  T& extra(std::string_view method) {
+    auto it = extras.find(method);
+    if (it == extras.end()) it = extras.emplace(std::string(method), T{}).first;
+    return std::any_cast<T&>(it->second);
+  }
+  /// Their values; the defaults when no option has set them.
+  template <class T>
+  T extra(std::string_view method) const {
+    const auto it = extras.find(method);
+    return it == extras.end() ? T{} : std::any_cast<const T&>(it->second);
+  }
 };
 
 /// The remedy a SingularConfigurationError names when a joint-coordinate method's steps came
 /// closer to a change point than the round-off of its derivative there allows (change_points.hpp).
 inline constexpr std::string_view kChangePointToleranceAdvice =
-    "Loosen --rtol/--atol, or use --method dca, whose matrices stay regular there";
+    "Loosen `rtol` and `atol`, or use `method = dca`, whose matrices stay regular there";
 
 /// Something a formulation reports during a run (a singular configuration entered or left).
 struct FormulationEvent {

@@ -58,7 +58,7 @@
 // its motion, the mark is dropped for that loop and choice, and reported).
 // The condition indicator of a loop, max over its dependent speeds of ‖g_k‖ / √Δ_k (1 / sin of
 // the angle between g_k and the columns eliminated before it), is computed at every call. When it
-// has grown by FormulationSettings::rcr_indicator_growth since the choice, the speeds are chosen
+// has grown by RcrSettings::indicator_growth since the choice, the speeds are chosen
 // again at the next accepted step (between steps, complete_accepted_state, so that no step mixes
 // two choices) and the change is reported; when it exceeds singular_condition they are chosen
 // again at once, and if every choice exceeds it the loops are at a singular configuration: rcr

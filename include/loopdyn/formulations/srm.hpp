@@ -36,14 +36,14 @@
 //    the mechanism's energy scale E_s, the energy that moves: the largest T + |V − V(0)| so far
 //    (V gravity and springs, as the run watch's S_E), at least its weight × 1 m (as the zoo's)
 //    and its springs' energy at the start,
-//    times FormulationSettings::srm_max_work, 1e-5 = ten times a fixed step's accuracy τ (the
+//    times SrmSettings::max_work, 1e-5 = ten times a fixed step's accuracy τ (the
 //    zoo's bound). Ideal loop joints do no work, so it measures the energy the regularization adds or removes,
 //    whatever the applied forces; and it is what moves the motion along the loops: the multiplier
 //    error e exerts −Gᵀe, normal to them (tᵀGᵀe = 0 for G t = 0). It grows with a step too long for
 //    the motion (like h²) and fast where the loops soften. Its stop is a RunWatchError;
 //  * the Rayleigh quotient of the last correction λ_S − λ_{S−1} (one more articulated-body solve),
 //    at least the smallest eigenvalue of G M⁻¹ Gᵀ now, against the smallest one at the start
-//    (FormulationSettings::srm_min_stiffness, naming the loops that dominate the correction): it
+//    (SrmSettings::min_stiffness, naming the loops that dominate the correction): it
 //    falls sharply as a singular configuration nears.
 //
 // The regularization has no u̇ at a joint state alone (its multipliers live in the iterates), so

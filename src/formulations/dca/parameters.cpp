@@ -17,27 +17,27 @@ void check_setting(bool ok, const char* what, double value) { detail::check_sett
 
 Parameters parameters_of(const FormulationSettings& settings) {
   Parameters p;
-  p.alpha = settings.dca_alpha;
-  p.mu = settings.dca_mu;
-  p.omega = settings.dca_omega;
-  p.max_iterations = settings.dca_max_iterations;
-  p.eps_p = settings.dca_position_tolerance;
-  p.eps_v = settings.dca_velocity_tolerance;
-  p.eps_a = settings.dca_acceleration_tolerance;
-  p.projections = settings.dca_projections;
+  p.alpha = settings.dca.alpha;
+  p.mu = settings.dca.mu;
+  p.omega = settings.dca.omega;
+  p.max_iterations = settings.dca.max_iterations;
+  p.eps_p = settings.dca.position_tolerance;
+  p.eps_v = settings.dca.velocity_tolerance;
+  p.eps_a = settings.dca.acceleration_tolerance;
+  p.projections = settings.dca.projections;
   p.rank_tolerance = settings.rank_tolerance;
   p.threads = settings.threads > 0 ? settings.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
-  check_setting(std::isfinite(p.alpha) && p.alpha > 0.0, "the penalty α (--dca-alpha) must be finite and > 0", p.alpha);
-  check_setting(std::isfinite(p.mu) && p.mu >= 0.0, "μ (--dca-mu) must be finite and >= 0", p.mu);
-  check_setting(std::isfinite(p.omega) && p.omega >= 0.0, "Ω (--dca-omega) must be finite and >= 0", p.omega);
-  check_setting(p.max_iterations >= 1, "the largest number of iterations (--dca-iterations) must be at least 1",
+  check_setting(std::isfinite(p.alpha) && p.alpha > 0.0, "the penalty α (`dca_alpha`) must be finite and > 0", p.alpha);
+  check_setting(std::isfinite(p.mu) && p.mu >= 0.0, "μ (`dca_mu`) must be finite and >= 0", p.mu);
+  check_setting(std::isfinite(p.omega) && p.omega >= 0.0, "Ω (`dca_omega`) must be finite and >= 0", p.omega);
+  check_setting(p.max_iterations >= 1, "the largest number of iterations (`dca_max_iterations`) must be at least 1",
                 p.max_iterations);
-  for (const auto& [eps, what] : {std::pair{p.eps_p, "ε_p (--dca-position-tolerance) must be finite and > 0"},
-                                  std::pair{p.eps_v, "ε_v (--dca-velocity-tolerance) must be finite and > 0"},
-                                  std::pair{p.eps_a, "ε_a (--dca-acceleration-tolerance) must be finite and > 0"}})
+  for (const auto& [eps, what] : {std::pair{p.eps_p, "ε_p (`dca_position_tolerance`) must be finite and > 0"},
+                                  std::pair{p.eps_v, "ε_v (`dca_velocity_tolerance`) must be finite and > 0"},
+                                  std::pair{p.eps_a, "ε_a (`dca_acceleration_tolerance`) must be finite and > 0"}})
     check_setting(std::isfinite(eps) && eps > 0.0, what, eps);
-  check_setting(settings.threads >= 0, "the number of threads (--threads) must be >= 0 (0: the machine's cores)",
+  check_setting(settings.threads >= 0, "the number of threads (`threads`) must be >= 0 (0: the machine's cores)",
                 settings.threads);
   return p;
 }
