@@ -48,7 +48,8 @@ OptionValue option_value(const Option<S>& o, const std::string& key, const py::h
 // Settings S from the keywords of a call to `caller`, through the option table; TypeError for a
 // keyword the table does not have, listing those it has.
 template <class S>
-S settings_from(const OptionTable<S>& table, const py::kwargs& options, const char* caller, S s = {}) {
+S settings_from(const OptionTable<S>& table, const py::kwargs& options, const char* caller) {
+  S s;
   for (const auto& [key, value] : options) {
     const std::string name = key.template cast<std::string>();
     const Option<S>* o = find_option(table, name);

@@ -105,7 +105,6 @@ std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model
   return m.make(model, settings);
 }
 
-
 namespace {
 
 // The settings every loop method shares, within FormulationSettings.

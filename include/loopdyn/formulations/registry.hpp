@@ -1,5 +1,5 @@
-// The method registry: one row per method, and the factory. Adding a method is one file pair under
-// formulations/ and one row in src/formulations/registry.cpp (docs/methods.md, "How to add a method").
+// The method registry: one row per method (with its option table), and the factory. Adding a method is a
+// file pair under formulations/ and one row in src/formulations/registry.cpp (docs/methods.md, "How to add a method").
 #pragma once
 
 #include <deque>
@@ -15,8 +15,8 @@ namespace loopdyn {
 
 /// The method registry: one row per method of the papers (docs/methods.md), read by the factory,
 /// `--method auto`, the CLI's help and `loopdyn info`, the Simulator, the tests that loop over
-/// methods and the methods table of the docs (`loopdyn methods --markdown`). Adding a method is
-/// one file under formulations/ and one row in src/formulations/registry.cpp.
+/// methods, the front ends' options and the docs' tables (`loopdyn methods --markdown`). Adding a method
+/// is one file under formulations/ and one row in src/formulations/registry.cpp (or register_method).
 struct MethodInfo {
   std::string_view name;   ///< `--method` value
   std::string_view what;   ///< one line: what it does
