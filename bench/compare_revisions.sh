@@ -4,6 +4,7 @@
 #
 #   bench/compare_revisions.sh BEFORE [AFTER]     # git revisions; AFTER defaults to HEAD
 #   ROUNDS=2 REPETITIONS=5 bench/compare_revisions.sh b070153
+#   FILTER='dca/.*/threads:2' PROGRAMS=bench_dca ROUNDS=3 bench/compare_revisions.sh 3298c63
 #
 # Each revision is checked out in a git worktree under build-compare/ and built there (Release,
 # benchmarks only). The programs then run in alternation, before then after, ROUNDS times (default
@@ -12,7 +13,7 @@
 # medians over the rounds. Python 3 standard library only. Leaves the JSON files in build-compare/.
 # A program a revision does not have (not in its bench/CMakeLists.txt) is not built or run there,
 # and its benchmarks are compared only where both sides have them. PROGRAMS (space-separated)
-# chooses the programs; bench_square_nets adds about 3 minutes per run to build its two largest
+# chooses the programs, FILTER (a --benchmark_filter) the benchmarks; bench_square_nets adds about 3 minutes per run to build its two largest
 # models (bench/run_square_nets.sh).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,6 +22,7 @@ after="${2:-HEAD}"
 rounds="${ROUNDS:-2}"
 repetitions="${REPETITIONS:-5}"
 read -r -a programs <<< "${PROGRAMS:-bench_tree bench_loops bench_spatial_ladder bench_square_nets}"
+filter="${FILTER:-.}"
 work="$root/build-compare"
 mkdir -p "$work"
 rm -f "$work"/*.before.*.json "$work"/*.after.*.json  # results of an earlier comparison
@@ -45,7 +47,7 @@ for round in $(seq "$rounds"); do
     for side in before after; do
       [[ -x "$work/$side/build/bench/$program" ]] || continue
       "$work/$side/build/bench/$program" --benchmark_format=json --benchmark_repetitions="$repetitions" \
-        --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true \
+        --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true --benchmark_filter="$filter" \
         --benchmark_out="$work/$program.$side.$round.json" > /dev/null
     done
   done
@@ -59,8 +61,10 @@ scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
 def medians(path):
     data = json.load(open(path))
-    return {b["run_name"]: b["cpu_time"] * scale[b["time_unit"]]
-            for b in data["benchmarks"] if b.get("aggregate_name") == "median"}
+    # Wall-clock time for the benchmarks that measure it (/real_time: the threaded ones), CPU time
+    # for the others.
+    return {b["run_name"]: b["real_time" if b["run_name"].endswith("/real_time") else "cpu_time"]
+            * scale[b["time_unit"]] for b in data["benchmarks"] if b.get("aggregate_name") == "median"}
 
 print(f"| benchmark | {before} (µs) | {after} (µs) | ratio |")
 print("|---|---:|---:|---:|")
