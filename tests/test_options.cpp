@@ -26,8 +26,12 @@ TEST(Options, NamesAreSnakeCaseAndTheirFlagsUnique) {
     EXPECT_TRUE(std::regex_match(std::string(o.name), snake)) << o.name;
     EXPECT_FALSE(o.help.empty()) << o.name;
     for (std::string_view n : {o.name, o.alias, o.negation})
-      if (!n.empty()) EXPECT_TRUE(spellings.insert(cli_flag(n)).second) << "two options spelled " << cli_flag(n);
-    if (o.kind == OptionKind::choice) EXPECT_FALSE(o.choices.empty()) << o.name;
+      if (!n.empty()) {
+        EXPECT_TRUE(spellings.insert(cli_flag(n)).second) << "two options spelled " << cli_flag(n);
+      }
+    if (o.kind == OptionKind::choice) {
+      EXPECT_FALSE(o.choices.empty()) << o.name;
+    }
   }
   EXPECT_EQ(cli_flag("dca_alpha"), "--dca-alpha");
   EXPECT_EQ(option_name("--dca-alpha"), "dca_alpha");
@@ -168,8 +172,9 @@ TEST(Options, EverySettingAMessageNamesIsAnOption) {
       if (ext != ".cpp" && ext != ".hpp") continue;
       for (const auto& [where, literal] : string_literals(entry.path()))
         for (const Remedy& r : remedies(literal)) {
-          if (r.setting.find('_') != std::string::npos || !r.value.empty())
+          if (r.setting.find('_') != std::string::npos || !r.value.empty()) {
             EXPECT_TRUE(find_option(table, r.setting)) << where << ": `" << r.setting << "` is not an option";
+          }
         }
     }
 }
