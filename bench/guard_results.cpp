@@ -77,10 +77,7 @@ void passages(const Case& c) {
   const Trajectory traj = Simulator(m, *f, settings_for(method_info("dca"), kFineRow)).run(m.q0, m.u0);
   SingularityGuard guard(m, m.loops().constraints, m.q0);
   std::vector<double> rho;
-  for (const VecX& row : traj.rows) {
-    guard.observe(row.segment(1, m.nq));
-    rho.push_back(guard.relative_indicator());
-  }
+  for (const VecX& row : traj.rows) rho.push_back(guard.relative_indicator(row.segment(1, m.nq)));
   std::printf("%s: nearly flat squares along dca's run (ρ/ρ(q0) at its local minima below %g, rows every %g s):",
               c.name.c_str(), kGuardNear, kFineRow);
   int count = 0;

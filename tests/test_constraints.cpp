@@ -1,7 +1,13 @@
 // Loop-closure constraints: Φ, G and γ against each other by finite differences, and against the
 // joints' own motion (a loop joint that duplicates a tree joint is satisfied identically).
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+
 #include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/loops/row_gram.hpp"
 #include "loopdyn/core/tree_dynamics.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {
@@ -189,6 +195,73 @@ TEST(Constraints, ExchangeKeepsEveryRowOnceAmongKeptAndDropped) {
   EXPECT_EQ(labels(cons.kept()), "xbc");
   EXPECT_EQ(labels(cons.dropped()), "ade");
   EXPECT_EQ(labels(cons.alternates()), "ad");
+}
+
+// The speeds a row acts on, from the loops' structure alone (row_gram.hpp): G is zero elsewhere.
+// Entries outside the pattern are cancellations of the joints above the loop's base, which move
+// both frames alike: at most round-off (1e-13 of the largest entry, on coordinates of order 1).
+TEST(RowSpeeds, HoldEveryNonZeroOfG) {
+  std::vector<std::pair<Model, VecX>> cases;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    Model m = Model::build(random_loops(seed));
+    std::mt19937_64 rng(seed);
+    VecX q = test::random_q(m, rng);
+    cases.emplace_back(std::move(m), std::move(q));
+  }
+  for (const char* file : {"geared_chain", "double_wishbone", "parallel_3rrr"}) {
+    Model m = test::load_model(file);
+    VecX q = m.q0;
+    cases.emplace_back(std::move(m), std::move(q));
+  }
+  for (Mechanism mech : {spatial_ladder_mechanism(4), ladder_mechanism(4, LadderLayout::serial), square_net_mechanism(3, 3, 0.3)}) {
+    Model m = Model::build(mech);
+    VecX q = m.q0;
+    cases.emplace_back(std::move(m), std::move(q));
+  }
+  for (const auto& [m, q] : cases) {
+    SCOPED_TRACE(m.name);
+    Eval e(m, Constraints(Constraints::all_rows(m)));
+    const MatX G = e.G(q);
+    const std::vector<std::vector<int>> speeds = row_speeds(m, e.cons);
+    ASSERT_EQ(speeds.size(), static_cast<std::size_t>(G.rows()));
+    const double largest = G.cwiseAbs().maxCoeff();
+    for (Eigen::Index r = 0; r < G.rows(); ++r)
+      for (Eigen::Index k = 0; k < G.cols(); ++k)
+        if (std::find(speeds[r].begin(), speeds[r].end(), k) == speeds[r].end()) {
+          EXPECT_LE(std::abs(G(r, k)), 1e-13 * largest) << "row " << r << " (" << e.cons.kept()[r].label << "), speed " << k;
+        }
+  }
+}
+
+// RowGram against a dense eigenvalue solve of G Gᵀ: its test of λ_min is exact (positive
+// definiteness of A − τ I on either side of λ_min within 1 %), its bound of λ_max holds, and its
+// estimates approach both from the side they promise (Rayleigh quotients). After 200 iterations
+// they are within 1e-3 (the spatial ladder's largest eigenvalues are 2e-4 apart, relatively: power
+// iteration converges slowly there; the estimates only serve the guard's extrapolation).
+TEST(RowGram, DecidesTheSmallestEigenvalueAndBoundsTheLargest) {
+  for (Mechanism mech : {spatial_ladder_mechanism(16), square_net_mechanism(4, 4, 0.3), ladder_mechanism(8, LadderLayout::comb)}) {
+    const Model m = Model::build(mech);
+    SCOPED_TRACE(m.name);
+    const Constraints& cons = m.loops().constraints;
+    Eval e(m, cons);
+    const MatX G = e.G(m.q0);
+    const Eigen::SelfAdjointEigenSolver<MatX> dense(G * G.transpose());
+    const double smallest = dense.eigenvalues()(0), largest = dense.eigenvalues()(cons.rows() - 1);
+    ASSERT_GT(smallest, 0.0);
+    RowGram gram(m, cons);
+    if (m.name.find("ladder") != std::string::npos) {
+      EXPECT_LT(gram.fill(), 0.25);  // 0.13 and 0.06
+    }
+    gram.assemble(G);
+    EXPECT_GE(gram.norm_bound(), largest * (1 - 1e-12));
+    EXPECT_FALSE(gram.smallest_above(1.01 * smallest));
+    EXPECT_TRUE(gram.smallest_above(0.99 * smallest));
+    const double few = gram.smallest_estimate(2);
+    EXPECT_GE(few, smallest * (1 - 1e-12));
+    EXPECT_NEAR(gram.smallest_estimate(200), smallest, 1e-3 * smallest);
+    EXPECT_LE(gram.largest_estimate(2), largest * (1 + 1e-12));
+    EXPECT_NEAR(gram.largest_estimate(200), largest, 1e-3 * largest);
+  }
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 #include <utility>
 
 #include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/loops/change_points.hpp"
 #include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
 #include "loopdyn/run/simulator.hpp"
 #include "loopdyn/mechanisms/square_nets.hpp"
 #include "loopdyn/formulations/registry.hpp"
@@ -170,6 +172,48 @@ TEST(SquareChain, JointMethodsStopAtTheFirstNearlyFlatSquare) {
                                       std::string("`method = dca`")})
         EXPECT_NE(what.find(part), std::string::npos) << part << " in: " << what;
     }
+  }
+}
+
+// The guard's bounds (change_points.hpp: Weyl's on the chain, whose G Gᵀ is dense; row_gram.hpp's
+// on the planar ladder, block-diagonal) against ρ solved for at every state, along dca's motion
+// through nearly flat squares and cells (rows every 2 ms): the bound never exceeds ρ, the guard
+// fires first where ρ solved at every state does (below kGuardNear ρ(q0), or predicted to fall
+// below it within a step), and it solved for ρ at fewer than a quarter of the states before.
+TEST(SingularityGuard, BoundsStayBelowTheIndicatorAndFireWhereItDoes) {
+  for (const bool ladder : {false, true}) {
+    const Model m = Model::build(ladder ? ladder_mechanism(16, LadderLayout::comb) : square_chain_mechanism(3));
+    SCOPED_TRACE(m.name);
+    const LadderState start = ladder ? ladder_state(m, 16) : LadderState{m.q0, m.u0};
+    const VecX &q0 = start.q, &u0 = start.u;
+    auto f = make_formulation("dca", m);
+    SimulationSettings s;
+    s.integrator.kind = IntegratorKind::dopri5;
+    s.integrator.rtol = s.integrator.atol = 1e-10;
+    s.t_end = 0.7;
+    s.output_dt = 2e-3;
+    const Trajectory traj = Simulator(m, *f, s).run(q0, u0);
+    const Constraints& cons = m.loops().constraints;
+    SingularityGuard guard(m, cons, q0), exact(m, cons, q0);
+    int first_exact = -1, first_guard = -1, solves_before = 0;
+    double before = 1.0;
+    for (std::size_t k = 0; k < traj.rows.size(); ++k) {
+      const VecX q = traj.rows[k].segment(1, m.nq);
+      const double rho = exact.relative_indicator(q);
+      if (first_exact < 0 && (rho < kGuardNear || (k > 0 && rho < before && 2.0 * rho - before < kGuardNear)))
+        first_exact = static_cast<int>(k);
+      before = rho;
+      if (first_guard >= 0) continue;
+      if (guard.observe(q)) {
+        first_guard = static_cast<int>(k);
+      } else {
+        EXPECT_LE(guard.relative_bound(), rho * (1.0 + 1e-9)) << "t = " << traj.rows[k](0);
+        solves_before = guard.solves();
+      }
+    }
+    ASSERT_GT(first_exact, 0) << "the motion must come near a singular configuration";
+    EXPECT_EQ(first_guard, first_exact);
+    EXPECT_LT(solves_before, first_exact / 4);
   }
 }
 

@@ -92,7 +92,7 @@ void print_change_points(const Model& model, const Trajectory& traj, bool watch)
   if (!s.walked) {
     std::printf("change pts  not surveyed: %s\n", s.why_not.c_str());
     if (traj.guarded)
-      std::printf("guard       singular configurations watched at every step: smallest sigma ratio %.3g of the "
+      std::printf("guard       singular configurations watched at every step: sigma ratio at least %.3g of the "
                   "start's (the guard stops below %g)\n",
                   traj.guard_smallest, kGuardNear);
     else if (watch && model.loops().constraints.rows() > kGuardLargestRows)
@@ -102,7 +102,8 @@ void print_change_points(const Model& model, const Trajectory& traj, bool watch)
     return;
   }
   std::printf("change pts  %zu on the configuration curve (%s after %d walk steps), %zu crossed\n", s.points.size(),
-              s.closed ? "closed" : "not closed", s.steps, traj.crossings.size());
+              s.closed ? "closed" : s.bounded ? "walked as far as the motion's energy reaches" : "not closed", s.steps,
+              traj.crossings.size());
   constexpr std::size_t kListed = 10;
   for (std::size_t k = 0; k < std::min(kListed, traj.crossings.size()); ++k) {
     const ChangePointCrossing& c = traj.crossings[k];

@@ -11,6 +11,7 @@
 #include "loopdyn/core/forces.hpp"
 #include "loopdyn/core/kinematics.hpp"
 #include "loopdyn/loops/projection.hpp"
+#include "loopdyn/loops/row_gram.hpp"
 
 namespace loopdyn {
 
@@ -20,6 +21,12 @@ namespace {
 // counted: eigenvalues of GᵀG carry an absolute error of ~ε λ_max, i.e. σ ratios below ~1e-8 are
 // noise; 1e-6 keeps clear of it and of configurations merely near a change point.
 constexpr double kNullRatio = 1e-6;
+// The guard's sparse bounds (row_gram.hpp): used when G Gᵀ has at most this fraction of non-zeros
+// (else a dense factorization costs as much as the eigenvalue solve); each check asks whether
+// λ_min(G Gᵀ) is still above this fraction of its last estimate (σ_min above 0.71 of it), and
+// refines the estimates by this many inverse and power iterations from their last vectors.
+constexpr double kSparseFill = 0.25, kSmallestFall = 0.5;
+constexpr int kIterations = 2;
 // Golden-section iterations locating a dip: the bracket (two walk steps) shrinks by 0.618 each,
 // to 2 · 0.618⁶⁰ ≈ 6e-13 of a walk step.
 constexpr int kGoldenIterations = 60;
@@ -84,6 +91,14 @@ class Walker {
     return l.size() > 1 ? std::sqrt(std::max(l(1), 0.0) / top) : 1.0;
   }
 
+  // Gravity and spring energy at q.
+  double potential(const VecX& q) {
+    update_positions(model_, kin_, q);
+    update_velocities(model_, kin_, q, VecX::Zero(model_.nv));
+    const Energy e = energy(model_, kin_, q);
+    return e.gravity + e.springs;
+  }
+
   // The curve point reached from q by `length` along `dir` and the projection; false when the
   // projection does not converge.
   bool point(const VecX& from, const VecX& dir, double length, VecX& q) {
@@ -126,11 +141,7 @@ class Walker {
     out.rank_regular = model_.nv - 1;
     out.rank_at_point = model_.nv - nullity;
     out.loops = loops_;
-    KinematicsData& k = kin_;
-    update_positions(model_, k, out.q);
-    update_velocities(model_, k, out.q, VecX::Zero(model_.nv));
-    const Energy e = energy(model_, k, out.q);
-    out.potential = e.gravity + e.springs;
+    out.potential = potential(out.q);
     return true;
   }
 
@@ -158,7 +169,11 @@ class Walker {
 
 }  // namespace
 
-ChangePointSurvey survey_change_points(const Model& model, const Constraints& cons, const VecX& q0) {
+namespace {
+
+// The survey (change_points.hpp), each way stopped at the first walk point whose potential energy
+// is above `reachable`.
+ChangePointSurvey walk(const Model& model, const Constraints& cons, const VecX& q0, double reachable) {
   ChangePointSurvey survey;
   if (cons.rows() == 0) {
     survey.why_not = "no loops";
@@ -166,6 +181,14 @@ ChangePointSurvey survey_change_points(const Model& model, const Constraints& co
   }
   if (model.nv > kSurveyLargestNv) {
     survey.why_not = "more than " + std::to_string(kSurveyLargestNv) + " joint speeds";
+    return survey;
+  }
+  // nv − m speeds are free at every configuration whatever the rows' rank: no walk of one, and no
+  // factorization to find it out (an nv³ eigenvalue solve, a third of a 0.2 s run of the 64-cell
+  // spatial ladder when the survey and the auto choice each made it).
+  if (model.nv - cons.rows() >= 2) {
+    survey.why_not = "the loops leave " + std::to_string(model.nv - cons.rows()) +
+                     " degrees of freedom or more (the survey walks one)";
     return survey;
   }
   Walker walker(model, cons);
@@ -178,6 +201,7 @@ ChangePointSurvey survey_change_points(const Model& model, const Constraints& co
     return survey;
   }
   survey.walked = true;
+  int bounded = 0;  // ways the walk stopped at the energy
   const VecX start_tangent = tangent;
   for (const double sense : {1.0, -1.0}) {
     VecX q = q0, dir = sense * start_tangent, next(model.nq), next_dir(model.nv);
@@ -203,6 +227,10 @@ ChangePointSurvey survey_change_points(const Model& model, const Constraints& co
       }
       q_back = q, dir_back = dir, step_back = step, rho_back = rho;
       q = next, dir = next_dir, rho = rho_next;
+      if (walker.potential(q) > reachable) {
+        ++bounded;
+        break;
+      }
       // Closed: back through the hyperplane through q0 normal to the start tangent, close to q0.
       if (largest_offset(model, q, q0) <= kCloseSteps * kWalkStep && n > 2) {
         VecX offset(model.nv);
@@ -224,20 +252,37 @@ ChangePointSurvey survey_change_points(const Model& model, const Constraints& co
     }
     if (survey.closed) break;
   }
+  survey.bounded = bounded == 2;
   return survey;
 }
 
-bool may_reach(const Model& model, const ChangePoint& point, const VecX& q0, const VecX& u0) {
-  if (!model.callbacks.empty()) return true;
+}  // namespace
+
+ChangePointSurvey survey_change_points(const Model& model, const Constraints& cons, const VecX& q0) {
+  return walk(model, cons, q0, std::numeric_limits<double>::infinity());
+}
+
+ChangePointSurvey survey_change_points(const Model& model, const Constraints& cons, const VecX& q0,
+                                       const VecX& u0) {
+  return walk(model, cons, q0, reachable_potential(model, q0, u0));
+}
+
+double reachable_potential(const Model& model, const VecX& q0, const VecX& u0) {
+  constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+  if (!model.callbacks.empty()) return kUnbounded;
   for (const ModelForce& f : model.forces)
     if (f.kind == ModelForce::Kind::joint_force || f.kind == ModelForce::Kind::body_force ||
         f.kind == ModelForce::Kind::body_torque)
-      return true;
+      return kUnbounded;
   KinematicsData kin(model);
   update_positions(model, kin, q0);
   update_velocities(model, kin, q0, u0);
   const double e0 = energy(model, kin, q0).total();
-  return point.potential <= e0 + 1e-9 * std::max(1.0, std::abs(e0));
+  return e0 + 1e-9 * std::max(1.0, std::abs(e0));
+}
+
+bool may_reach(const Model& model, const ChangePoint& point, const VecX& q0, const VecX& u0) {
+  return point.potential <= reachable_potential(model, q0, u0);
 }
 
 std::string describe(const Model& model, const ChangePoint& point) {
@@ -369,45 +414,111 @@ double ChangePointMonitor::adjust_step(double t, double h) const {
 SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, const VecX& q0)
     : model_(model), cons_(cons), enabled_(cons.rows() > 0 && cons.rows() <= kGuardLargestRows), kin_(model),
       data_(model), G_(enabled_ ? cons.rows() : 0, model.nv), GGt_(enabled_ ? cons.rows() : 0, enabled_ ? cons.rows() : 0),
+      G_ref_(G_.rows(), G_.cols()), row_sums_(G_.rows()), q_before_(q0),
       // Its workspace, once, in place: Eigen's sized constructor leaves its status unset, which a
       // copy would read.
       eig_(enabled_ ? cons.rows() : 0) {
   if (!enabled_) return;
-  indicator(q0, false);
+  solve(q0, false);
   // Singular values already zero at q0 belong to rows redundant everywhere (Bricard's), not to a
   // singular configuration: ρ skips them (kNullRatio, as the survey counts degrees of freedom).
   const VecX& l = eig_.eigenvalues();
   const double top = std::max(l(l.size() - 1), 1e-300);
   structural_ = 0;
   while (structural_ + 1 < l.size() && l(structural_) <= kNullRatio * kNullRatio * top) ++structural_;
-  rho_ = std::sqrt(std::max(l(structural_), 0.0) / top);
+  sigma_ref_ = std::sqrt(std::max(l(structural_), 0.0));
+  rho_ = estimate_ = sigma_ref_ / top_ref_;
+  smallest_ = sigma_ref_ * sigma_ref_;
   rho0_ = std::max(rho_, 1e-300);
+  low_ = rho_;
+  if (structural_ == 0 && rho_ > 0.0) {
+    gram_ = std::make_unique<RowGram>(model, cons);
+    if (gram_->fill() > kSparseFill) gram_.reset();
+  }
 }
 
-double SingularityGuard::indicator(const Eigen::Ref<const VecX>& q, bool vectors) {
+SingularityGuard::~SingularityGuard() = default;
+
+void SingularityGuard::jacobian_at(const Eigen::Ref<const VecX>& q) {
   update_positions(model_, kin_, q);
   constraint_jacobian(model_, cons_, kin_, data_, G_);
+}
+
+double SingularityGuard::solve(const Eigen::Ref<const VecX>& q, bool vectors) {
+  ++solves_;
+  jacobian_at(q);
   GGt_.noalias() = G_ * G_.transpose();
   eig_.compute(GGt_, vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
   const VecX& l = eig_.eigenvalues();
-  const double top = std::max(l(l.size() - 1), 1e-300);
-  rho_ = std::sqrt(std::max(l(structural_), 0.0) / top);
+  top_ref_ = std::sqrt(std::max(l(l.size() - 1), 1e-300));
+  sigma_ref_ = std::sqrt(std::max(l(structural_), 0.0));
+  G_ref_ = G_;
+  rho_ = estimate_ = sigma_ref_ / top_ref_;
+  smallest_ = sigma_ref_ * sigma_ref_;
   return rho_;
+}
+
+double SingularityGuard::lower_bound() {
+  double frobenius = 0.0, largest_column = 0.0;
+  row_sums_.setZero();
+  for (Eigen::Index j = 0; j < G_.cols(); ++j) {
+    double column = 0.0;
+    for (Eigen::Index i = 0; i < G_.rows(); ++i) {
+      const double d = std::abs(G_(i, j) - G_ref_(i, j));
+      column += d;
+      row_sums_(i) += d;
+      frobenius += d * d;
+    }
+    largest_column = std::max(largest_column, column);
+  }
+  const double shift = std::min(std::sqrt(frobenius), std::sqrt(largest_column * row_sums_.maxCoeff()));
+  return std::max(sigma_ref_ - shift, 0.0) / (top_ref_ + shift);
+}
+
+double SingularityGuard::relative_indicator(const Eigen::Ref<const VecX>& q) { return solve(q, false) / rho0_; }
+
+bool SingularityGuard::settled(double near, bool had_before) {
+  if (gram_) {
+    gram_->assemble(G_);
+    const double tau = kSmallestFall * smallest_;
+    if (!gram_->smallest_above(tau)) return false;
+    smallest_ = gram_->smallest_estimate(kIterations);
+    const double estimate = std::sqrt(std::max(smallest_, 0.0) / gram_->largest_estimate(kIterations));
+    const bool falling = had_before && estimate < estimate_ && 2.0 * estimate - estimate_ < near;
+    estimate_ = estimate;
+    low_ = std::sqrt(tau / gram_->norm_bound());
+    return low_ >= near && !falling;
+  }
+  const double low = lower_bound();
+  if (low < near || (had_before && 2.0 * low - low_ < near)) return false;
+  low_ = low;
+  return true;
 }
 
 bool SingularityGuard::observe(const Eigen::Ref<const VecX>& q) {
   if (!enabled_) return false;
-  rho_before_ = rho_;
-  indicator(q, false);
+  const double near = kGuardNear * rho0_;
   const bool had_before = have_before_;
   have_before_ = true;
-  const double near = kGuardNear * rho0_;
+  jacobian_at(q);
+  // Bounded above the threshold here and, extrapolated over one more step, at the next state.
+  if (settled(near, had_before)) {
+    solved_before_ = false;
+    q_before_ = q;
+    return false;
+  }
+  // The extrapolation needs ρ at the state before, not a bound of it.
+  if (had_before && !solved_before_) low_ = solve(q_before_, false);
+  rho_before_ = low_;
+  low_ = solve(q, false);
+  solved_before_ = true;
+  q_before_ = q;
   // Linear extrapolation over one more step of the last step's length: ρ passes zero like
   // |t − t*|, so a crossing between this state and the next shows as 2ρ − ρ_before < near.
   predicted_ = had_before && rho_ < rho_before_ && 2.0 * rho_ - rho_before_ < near;
   if (rho_ >= near && !predicted_) return false;
   // The loops: rows of the eigenvector of the smallest eigenvalue that is not structural.
-  indicator(q, true);
+  solve(q, true);
   loops_ = dominant_loops(model_, cons_, eig_.eigenvectors().col(structural_).cwiseAbs2());
   return true;
 }

@@ -25,7 +25,7 @@ MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind in
     return {"embedding", size + " (<= " + std::to_string(kSmallAggregatedBody) +
                              "): constraint embedding, linear in the number of aggregated bodies"};
   size.append(" (> ").append(std::to_string(kSmallAggregatedBody)).append(")");
-  for (const ChangePoint& p : survey_change_points(model, model.loops().constraints, q).points)
+  for (const ChangePoint& p : survey_change_points(model, model.loops().constraints, q, model.u0).points)
     if (may_reach(model, p, q, model.u0))
       return {"embedding", size + ", but the motion can reach a change point of the loops (" + describe(model, p) +
                                "): embedding is the method within IFToMM's bound on the 40-loop N-four-bar (docs/results.md)"};

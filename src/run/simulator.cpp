@@ -1,5 +1,6 @@
 #include "loopdyn/run/simulator.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -64,13 +65,20 @@ const VecX& Simulator::formulation_state(const VecX& x) {
   return x_;
 }
 
+void Simulator::derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) {
+  if (!settings_.time_evaluations) return formulation_.derivative(t, x, dx);
+  const auto start = std::chrono::steady_clock::now();
+  formulation_.derivative(t, x, dx);
+  evaluation_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void Simulator::rhs(double t, const VecX& x, VecX& dx) {
   ++evaluations_;
-  if (!track_work_) return formulation_.derivative(t, x, dx);
+  if (!track_work_) return derivative(t, x, dx);
   // The work rides along as the last component: its rate is the power of the applied forces at
   // the stage's joint state, so the integrator takes it to its own order and error control.
   const VecX& xf = formulation_state(x);
-  formulation_.derivative(t, xf, dx_);
+  derivative(t, xf, dx_);
   dx.head(dx_.size()) = dx_;
   formulation_.to_joint(xf, q_, u_);
   update_positions(model_, power_kin_, q_);
@@ -106,7 +114,7 @@ void Simulator::post_step(double t, VecX& x) {
         std::string(kChangePointToleranceAdvice));
   if (guard_) {
     const bool near = guard_->observe(q_);
-    guard_smallest_ = std::min(guard_smallest_, guard_->relative_indicator());
+    guard_smallest_ = std::min(guard_smallest_, guard_->relative_bound());
     if (near)
       throw SingularConfigurationError(
           "t = " + format_time(t) + ": " + std::string(formulation_.name()) + " stops: " + guard_->describe() +
@@ -126,7 +134,7 @@ void Simulator::prepare_change_points(Trajectory& traj, const VecX& q0, const Ve
   guard_smallest_ = 1.0;
   crossings_.clear();
   if (!model_.has_loops()) return;
-  traj.change_points = survey_change_points(model_, constraints_, q0);
+  traj.change_points = survey_change_points(model_, constraints_, q0, u0);
   if (!traj.change_points.walked && constraints_.rows() > 0 && settings_.guard_singular_configurations &&
       !formulation_.crosses_singular_configurations()) {
     guard_.emplace(model_, constraints_, q0);
@@ -210,6 +218,7 @@ void Simulator::finish(Trajectory& traj) const {
   traj.guarded = guard_.has_value();
   traj.guard_smallest = guard_smallest_;
   if (watch_) traj.watch = watch_->summary();
+  traj.evaluation_seconds = evaluation_seconds_;
 }
 
 Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<void(double)>& progress) {
@@ -228,6 +237,7 @@ void Simulator::run(const VecX& q0, const VecX& u0, Trajectory& traj, const std:
   watch_.reset();
   if (settings_.watch.enabled) watch_.emplace(model_, settings_.watch, settings_.integrator);
   accepted_ = evaluations_ = 0;
+  evaluation_seconds_ = 0.0;
 
   formulation_.start(step_plan(settings_.integrator), q0, u0);
   VecX x0 = VecX::Zero(size());

@@ -53,12 +53,21 @@
 // one more step of the same length (a crossing between two fixed steps); the Simulator then stops
 // every method that cannot cross it (Formulation::crosses_singular_configurations) with a
 // SingularConfigurationError. On that net ρ stays within [0.55, 1] ρ(q0) for its first 0.5 s and
-// passes 0 like |t − t*| at each passage (slope 16 ρ(q0) per second). Cost: one m³ eigenvalue
-// solve per accepted step, m ≤ kGuardLargestRows.
+// passes 0 like |t − t*| at each passage (slope 16 ρ(q0) per second).
+// Cost: ρ needs an m³ eigenvalue solve, 9 times the dynamics of the 64-cell spatial ladder when it
+// ran at every step. It runs only where a bound cannot settle the question: by Weyl's inequality
+// every singular value moves by at most ‖G − G_ref‖₂ from its value at the last solve (G_ref), and
+// ‖·‖₂ ≤ min(‖·‖_F, √(‖·‖₁ ‖·‖∞)), one pass over G; so ρ(q) ≥ (σ_k,ref − s) / (σ_max,ref + s)
+// with s that bound. While this lower bound stays above kGuardNear ρ(q0) at the state and, over
+// one more step, extrapolated, no solve is needed; else ρ is solved for there (and at the state
+// before, when only bounded there, for the extrapolation), which becomes the new reference.
+// Per accepted step: G and a pass over it, O(m nv); the solves come when G has moved by about
+// σ_min since the last.
 #pragma once
 
 #include <Eigen/Eigenvalues>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,6 +76,8 @@
 #include "loopdyn/core/model.hpp"
 
 namespace loopdyn {
+
+class RowGram;  // row_gram.hpp
 
 struct ChangePoint {
   VecX q;                  ///< (nq) configuration at the point
@@ -80,7 +91,8 @@ struct ChangePoint {
 
 struct ChangePointSurvey {
   bool walked = false;   ///< the curve was walked (else `why_not`)
-  bool closed = false;   ///< the walk came back to q0 (else it stopped after kWalkSteps)
+  bool closed = false;   ///< the walk came back to q0 (else it stopped after kWalkSteps or at the energy)
+  bool bounded = false;  ///< the walk stopped, both ways, where the motion's energy cannot take it
   int steps = 0;         ///< walk steps taken
   std::string why_not;
   std::vector<ChangePoint> points;
@@ -94,11 +106,21 @@ inline constexpr double kVanish = 1e-6;       ///< ρ below which that minimum i
 
 /// Walks the configuration curve through q0 (see the file comment). q0 must close the loops.
 ChangePointSurvey survey_change_points(const Model& model, const Constraints& constraints, const VecX& q0);
+/// The same walk, stopped each way at the first point the motion from (q0, u0) cannot reach: its
+/// potential energy above the initial total energy (may_reach). Beyond it the curve is out of
+/// reach too, as the motion stays on the curve. What a run needs; on a pendulum-like motion a small
+/// part of the curve (the 1 s default run of models/double_wishbone.yaml spent 70 % of its time
+/// walking the whole curve).
+ChangePointSurvey survey_change_points(const Model& model, const Constraints& constraints, const VecX& q0,
+                                       const VecX& u0);
 
 /// True when the motion from (q0, u0) may reach `point`: its potential energy is within the
 /// initial total energy, unless applied forces or torques can add energy (springs and dampers
 /// cannot).
 bool may_reach(const Model& model, const ChangePoint& point, const VecX& q0, const VecX& u0);
+/// The largest potential energy the motion from (q0, u0) can reach (may_reach): infinity when
+/// applied forces or torques can add energy.
+double reachable_potential(const Model& model, const VecX& q0, const VecX& u0);
 
 /// "loops 'C1', 'C2' (rank 8 -> 6) at q.crank = 3.14159 ..." for messages.
 std::string describe(const Model& model, const ChangePoint& point);
@@ -155,31 +177,51 @@ class ChangePointMonitor {
 class SingularityGuard {
  public:
   SingularityGuard(const Model& model, const Constraints& constraints, const VecX& q0);
+  ~SingularityGuard();
 
   /// False when the rows are too many to be guarded (kGuardLargestRows).
   bool enabled() const { return enabled_; }
   /// True when the loops at q are near a singular configuration, or predicted to cross one within
-  /// the next step; describe() then says where.
+  /// the next step; describe() then says where. Solves for ρ only where the bound from the last
+  /// solve (the file comment) cannot keep it above kGuardNear ρ(q0).
   bool observe(const Eigen::Ref<const VecX>& q);
   /// "the loops 'a', 'b' come near a singular configuration (σ_min/σ_max ..., ... at the start ...)".
   std::string describe() const;
-  /// ρ at the last observed state, relative to ρ(q0).
-  double relative_indicator() const { return rho_ / rho0_; }
+  /// A lower bound of ρ/ρ(q0) at the last observed state: ρ/ρ(q0) itself where it was solved for.
+  double relative_bound() const { return low_ / rho0_; }
+  /// ρ/ρ(q0) at q, solved for.
+  double relative_indicator(const Eigen::Ref<const VecX>& q);
+  /// The eigenvalue solves so far, the one at q0 included.
+  int solves() const { return solves_; }
 
  private:
-  /// ρ at q (into rho_), with the eigenvectors when `vectors`.
-  double indicator(const Eigen::Ref<const VecX>& q, bool vectors);
+  /// G at q (into G_).
+  void jacobian_at(const Eigen::Ref<const VecX>& q);
+  /// ρ at q (into rho_), with the eigenvectors when `vectors`; G there becomes the bound's reference.
+  double solve(const Eigen::Ref<const VecX>& q, bool vectors);
+  /// A lower bound of ρ at G_ from the reference (Weyl's inequality; the file comment).
+  double lower_bound();
+  /// True when, at G_, bounds keep ρ above `near` and no crossing is predicted before the next
+  /// state (the file comment); sets low_.
+  bool settled(double near, bool had_before);
 
   const Model& model_;
   const Constraints& cons_;
   bool enabled_ = false;
   KinematicsData kin_;
   ConstraintData data_;
-  MatX G_, GGt_;
+  MatX G_, GGt_, G_ref_;
+  VecX row_sums_, q_before_;
   Eigen::SelfAdjointEigenSolver<MatX> eig_;
   int structural_ = 0;  ///< singular values that are zero at q0 (rows redundant everywhere)
+  int solves_ = 0;
   double rho0_ = 1.0, rho_ = 1.0, rho_before_ = 1.0;
-  bool have_before_ = false, predicted_ = false;
+  double sigma_ref_ = 0.0, top_ref_ = 0.0;  ///< σ_k and σ_max of the reference G
+  double low_ = 1.0;                        ///< lower bound of ρ at the last observed state
+  std::unique_ptr<RowGram> gram_;           ///< G Gᵀ on the loops' sparsity, when sparse
+  double smallest_ = 0.0;                   ///< estimate of λ_min(G Gᵀ) at the last observed state
+  double estimate_ = 1.0;                   ///< estimate of ρ there
+  bool have_before_ = false, solved_before_ = true, predicted_ = false;
   std::string loops_;  ///< where it fired
 };
 

@@ -42,6 +42,9 @@ struct SimulationSettings {
   /// The run watch (run_watch.hpp) after every accepted step: closure of every row and the
   /// energy balance against bounds from the integrator's accuracy.
   WatchSettings watch;
+  /// Measure the wall time spent in the method's derivative (Trajectory::evaluation_seconds): two
+  /// clock reads per evaluation. bench/run_whole.sh sets it to weigh a run against its evaluations.
+  bool time_evaluations = false;
 };
 
 /// Recorded rows: t, q.<joint>[.i], u.<joint>[.i], <marker>.x/.y/.z, energy, for models with
@@ -61,10 +64,13 @@ struct Trajectory {
   ChangePointSurvey change_points;
   std::vector<ChangePointCrossing> crossings;
   /// The run was watched by the SingularityGuard (a survey that did not walk, a method that cannot
-  /// cross, the guard not turned off); its smallest ρ/ρ(q0) at an accepted state.
+  /// cross, the guard not turned off); a lower bound of ρ/ρ(q0) over the accepted states (ρ itself
+  /// where the guard solved for it; SingularityGuard::relative_bound).
   bool guarded = false;
   double guard_smallest = 1.0;
   WatchSummary watch;  ///< the run watch's worst checks (watched = false when it was off)
+  /// With SimulationSettings::time_evaluations: wall time inside the method's derivative (s).
+  double evaluation_seconds = 0.0;
   /// Index of a column; throws std::out_of_range if absent.
   int column(std::string_view name) const;
   /// Value of a column in a row.
@@ -93,6 +99,8 @@ class Simulator final : public OdeSystem {
   double adjust_step(double t, double h) override;
 
  private:
+  /// The method's derivative, timed with SimulationSettings::time_evaluations.
+  void derivative(double t, const VecX& x, Eigen::Ref<VecX> dx);
   VecX row(double t, const VecX& x_in);
   void start_columns(Trajectory& traj) const;
   /// The formulation's part of an integrator state (a copy into x_ when the work rides along).
@@ -118,6 +126,7 @@ class Simulator final : public OdeSystem {
   ForceData power_forces_;
   double start_springs_ = 0.0;    ///< spring energy at the start, for the `work` column
   long accepted_ = 0, evaluations_ = 0;  ///< counted here too, for a run that stops inside integrate()
+  double evaluation_seconds_ = 0.0;
   std::optional<RunWatch> watch_;  ///< made by run() when settings_.watch.enabled
   std::optional<ChangePointMonitor> monitor_;  ///< made by run() when the survey found points
   std::optional<SingularityGuard> guard_;      ///< made by run() when the survey did not walk
