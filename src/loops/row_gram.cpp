@@ -62,7 +62,8 @@ RowGram::RowGram(const Model& model, const Constraints& cons) {
   Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> order;
   Eigen::AMDOrdering<int>()(pattern.selfadjointView<Eigen::Lower>(), order);
   const Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> placement = order.inverse();
-  const Eigen::VectorXi& place = placement.indices();  // row r goes to place(r)
+  place_ = placement.indices();
+  const Eigen::VectorXi& place = place_;
   entries.clear();
   for (const auto& [rs, k] : shared) {
     const int i = place(rs.first), j = place(rs.second);
@@ -84,6 +85,7 @@ RowGram::RowGram(const Model& model, const Constraints& cons) {
   smallest_vector_.normalize();
   largest_vector_ = smallest_vector_;
   work_.resize(m);
+  solved_.resize(m);
 }
 
 void RowGram::assemble(const MatX& G) {
@@ -114,6 +116,12 @@ double RowGram::smallest_estimate(int iterations) {
   }
   work_.noalias() = A_.selfadjointView<Eigen::Upper>() * smallest_vector_;
   return smallest_vector_.dot(work_);
+}
+
+void RowGram::solve(const VecX& b, VecX& x) {
+  for (Eigen::Index r = 0; r < b.size(); ++r) work_(place_(r)) = b(r);
+  solved_ = ldlt_.solve(work_);
+  for (Eigen::Index r = 0; r < b.size(); ++r) x(r) = solved_(place_(r));
 }
 
 double RowGram::largest_estimate(int iterations) {

@@ -43,6 +43,9 @@ class RowGram {
   double smallest_estimate(int iterations);
   /// Rayleigh quotient after `iterations` of power iteration: an estimate of λ_max(A) from below.
   double largest_estimate(int iterations);
+  /// x = (A − tau I)⁻¹ b with the factor smallest_above(tau) made (which must have returned true);
+  /// b and x in the rows' order.
+  void solve(const VecX& b, VecX& x);
 
  private:
   // LDLᵀ of a matrix already in its fill-reducing order (upper triangle stored), without the
@@ -61,7 +64,8 @@ class RowGram {
   Eigen::SparseMatrix<double> A_;  ///< upper triangle, rows and columns in the fill-reducing order
   std::vector<Term> terms_;
   Ldlt ldlt_;
-  VecX smallest_vector_, largest_vector_, work_;
+  Eigen::VectorXi place_;  ///< row r is row place_(r) of A_
+  VecX smallest_vector_, largest_vector_, work_, solved_;
 };
 
 }  // namespace loopdyn
