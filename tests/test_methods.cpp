@@ -7,6 +7,7 @@
 
 #include "loopdyn/loops/loop_structure.hpp"
 #include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
 #include "loopdyn/mechanisms/square_nets.hpp"
 #include "loopdyn/formulations/tree.hpp"
 #include "loopdyn/run/simulator.hpp"
@@ -105,6 +106,17 @@ TEST(Methods, AutoPicksSrmForALargeAggregatedBodyWithAFixedStep) {
   EXPECT_NE(adaptive.reason.find("dopri5's tolerances rule out srm"), std::string::npos) << adaptive.reason;
   EXPECT_EQ(default_method(small, IntegratorKind::rk4).method, "lagrange-dense");
   EXPECT_EQ(default_method(test::load_model("fourbar_anderson"), IntegratorKind::rk4).method, "embedding");
+}
+
+// The spatial ladder's loops share their base and close one at a time at every L: auto picks rcr.
+// From L = 74 on its scope test once counted the round-off of a structurally redundant row
+// (growing with the loops' lever arms) as rank, refused, and auto ran the cubic lagrange-dense
+// (87.8 s for 1 s of L = 256, against rcr's 0.3 s); `--method rcr` itself ran there.
+TEST(Methods, AutoPicksRcrForTheSpatialLadderAtEverySize) {
+  for (int cells : {16, 80, 128}) {
+    const Model m = Model::build(spatial_ladder_mechanism(cells));
+    EXPECT_EQ(default_method(m, IntegratorKind::dopri5).method, "rcr") << cells << " cells";
+  }
 }
 
 // README and docs/methods.md carry `loopdyn methods --markdown` verbatim.
