@@ -82,6 +82,7 @@ TEST(Forces, DampersDissipateAndConstantLoadsDoTheirVirtualPower) {
   const double h = 1e-6;
   const double dVdt = (spring_energy(m, test::moved(m, q, u, h)) - spring_energy(m, test::moved(m, q, u, -h))) / (2 * h);
   EXPECT_LT(power - load_power + dVdt, 0.0);  // what remains is the dampers' power: strictly negative
+  EXPECT_NEAR(fd.power, power, 1e-12 * std::abs(power));  // ForceData's own sum, against Q·u by Jacobians
 }
 
 TEST(Forces, UserCallbackIsCalledWithCurrentKinematicsAndAdds) {

@@ -13,6 +13,7 @@
 #include "loopdyn/run/simulator.hpp"
 #include "loopdyn/formulations/registry.hpp"
 #include "loopdyn/run/method_choice.hpp"
+#include "loopdyn/run/run_watch.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {
@@ -69,6 +70,34 @@ TEST(Methods, MultipliersFlagAgreesWithTheFormulation) {
     EXPECT_EQ(f->name(), name);
   }
   EXPECT_FALSE(method_info("tree").multipliers);
+}
+
+// The work a run integrates is the power each method reports of the forces it evaluated
+// (Formulation::applied_power): it must be the forces' power at the state, here evaluated apart
+// (applied_power of run_watch.hpp, its own kinematics). A03 has a spring and a driving torque;
+// the state is closed, so a method's completion leaves it: equal to round-off (1e-12 of the
+// largest term). srm and dca keep none (several iterates; absolute coordinates): the Simulator
+// evaluates it for them.
+TEST(Methods, AppliedPowerIsThePowerOfTheForcesAtTheState) {
+  const test::LoopState c = test::assembled_state("iftomm_a03_andrews", 5);
+  KinematicsData kin(c.model);
+  update_positions(c.model, kin, c.q);
+  update_velocities(c.model, kin, c.q, c.u);
+  ForceData forces(c.model);
+  const double expected = applied_power(c.model, kin, 0.3, c.q, c.u, forces);
+  ASSERT_GT(std::abs(expected), 1e-3);
+  for (const std::string& name : loop_methods()) {
+    auto f = make_formulation(name, c.model);
+    VecX udot(c.model.nv);
+    f->accelerations(0.3, c.q, c.u, udot);
+    const std::optional<double> power = f->applied_power();
+    if (name == "srm" || name == "dca") {
+      EXPECT_FALSE(power) << name;
+      continue;
+    }
+    ASSERT_TRUE(power) << name;
+    EXPECT_NEAR(*power, expected, 1e-12 * (1.0 + std::abs(expected))) << name;
+  }
 }
 
 TEST(Methods, UnknownAndPlannedMethodsAreNamed) {

@@ -60,6 +60,8 @@ void evaluate_forces(const Model& model, const KinematicsData& kin, double t, co
   for (const ForceCallback& cb : model.callbacks) cb(t, model, kin, q, u, out);
   // Body forces into body frames for the tree sweeps: f_body = X_world⁻* f_world.
   for (int i = 0; i < model.nbodies; ++i) d.f_body.col(i) = kin.X_world[i].inv_act_force(out.f_world.col(i));
+  d.power = out.tau.dot(u);
+  for (int i = 0; i < model.nbodies; ++i) d.power += d.f_body.col(i).dot(kin.v[i]);
 }
 
 Energy energy(const Model& model, const KinematicsData& kin, const VecX& q) {

@@ -20,9 +20,7 @@ std::string number(double x) {
 double applied_power(const Model& model, const KinematicsData& kin, double t, const VecX& q, const VecX& u,
                      ForceData& forces) {
   evaluate_forces(model, kin, t, q, u, forces);
-  double p = forces.applied.tau.dot(u);
-  for (int i = 0; i < model.nbodies; ++i) p += forces.f_body.col(i).dot(kin.v[i]);
-  return p;
+  return forces.power;
 }
 
 bool has_applied_forces(const Model& model) { return !model.forces.empty() || !model.callbacks.empty(); }

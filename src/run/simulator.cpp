@@ -42,7 +42,7 @@ std::vector<double> output_times(double t_end, double output_dt) {
 
 Simulator::Simulator(const Model& model, Formulation& formulation, const SimulationSettings& settings)
     : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(formulation.constraints()),
-      constraint_data_(model), phi_(constraints_.rows()), G_(constraints_.rows(), model.nv),
+      constraint_data_(model), phi_(constraints_.rows()), phidot_(constraints_.rows()),
       q_(model.nq), u_(model.nv), udot_(model.nv), track_work_(has_applied_forces(model)),
       x_(formulation.state_size()), dx_(formulation.state_size()), before_(formulation.state_size()), power_kin_(model), power_forces_(model) {
   if (settings_.reactions) {
@@ -80,6 +80,10 @@ void Simulator::rhs(double t, const VecX& x, VecX& dx) {
   const VecX& xf = formulation_state(x);
   derivative(t, xf, dx_);
   dx.head(dx_.size()) = dx_;
+  if (const std::optional<double> power = formulation_.applied_power()) {
+    dx(dx_.size()) = *power;  // as the method evaluated the forces, at its completed stage state
+    return;
+  }
   formulation_.to_joint(xf, q_, u_);
   update_positions(model_, power_kin_, q_);
   update_velocities(model_, power_kin_, q_, u_);
@@ -177,9 +181,10 @@ VecX Simulator::row(double t, const VecX& x_in) {
   if (track_work_) r(k++) = x_in(x.size()) + e.springs - start_springs_;
   if (loops) {
     constraint_position(model_, constraints_, output_kin_, constraint_data_, phi_);
-    constraint_jacobian(model_, constraints_, output_kin_, constraint_data_, G_);
     r(k++) = phi_.size() ? phi_.cwiseAbs().maxCoeff() : 0.0;
-    r(k++) = phi_.size() ? (G_ * u).cwiseAbs().maxCoeff() : 0.0;
+    // Φ̇ from the loop frames' velocities, O(1) per row: G (m x nv) was most of a row's cost.
+    constraint_velocity(model_, constraints_, output_kin_, constraint_data_, u, phidot_);
+    r(k++) = phidot_.size() ? phidot_.cwiseAbs().maxCoeff() : 0.0;
   }
   if (reactions_) {
     // u̇ and λ of the formulation at this row's state.

@@ -10,10 +10,11 @@ struct ForceData {
   explicit ForceData(const Model& model);
   AppliedForces applied;  ///< tau (nv) and f_world (6 x nbodies)
   Mat6X f_body;           ///< (6 x nbodies) the same body forces in body frames, for the tree sweeps
+  double power = 0.0;     ///< τ·u + Σ f·v: the power of these forces at the state they were evaluated at
 };
 
 /// Evaluates every force element and callback at time t; kinematics (positions and velocities)
-/// must be current for (q, u). Fills d.applied and d.f_body. Gravity is not included (the tree
+/// must be current for (q, u). Fills d.applied, d.f_body and d.power. Gravity is not included (the tree
 /// algorithms apply it as a base acceleration).
 void evaluate_forces(const Model& model, const KinematicsData& kin, double t, const VecX& q, const VecX& u,
                      ForceData& d);

@@ -46,6 +46,7 @@ class Embedding final : public Formulation {
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
+  std::optional<double> applied_power() const override { return forces_.power; }
   const VecX& multipliers() const override { return lambda_; }
   const Constraints& constraints() const override { return cons_; }
   const AggregatedTree& aggregation() const { return aggregation_; }

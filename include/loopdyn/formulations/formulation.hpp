@@ -79,6 +79,10 @@ class Formulation {
   /// trajectory's output rows report. The default is accelerations() at to_joint(x); a method
   /// whose multipliers depend on more than the joint state (srm's iterates) overrides it.
   virtual void joint_accelerations(double t, const VecX& x, Eigen::Ref<VecX> udot);
+  /// The power of the applied forces (force elements, callbacks) as the last accelerations()
+  /// evaluated them, at its (completed) joint state; nullopt where the method keeps none (the
+  /// Simulator then evaluates it). A run integrates it as the work of the applied forces.
+  virtual std::optional<double> applied_power() const { return std::nullopt; }
   /// Loop-closure multipliers of the last call (empty for methods without them).
   virtual const VecX& multipliers() const { return no_multipliers_; }
   /// The loop rows the method solves with, those multipliers() belong to: the model's kept rows

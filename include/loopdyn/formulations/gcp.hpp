@@ -19,6 +19,7 @@ class Gcp final : public Formulation {
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
+  std::optional<double> applied_power() const override { return dense_.applied_power(); }
   const VecX& multipliers() const override { return dense_.multipliers(); }
   const Constraints& constraints() const override { return dense_.constraints(); }
   const CoordinatePartition& partition() const { return partition_; }

@@ -17,6 +17,7 @@ class LagrangeDense final : public LagrangeFormulation {
   LagrangeDense(const Model& model, const FormulationSettings& settings);
   std::string_view name() const override { return "lagrange-dense"; }
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
+  std::optional<double> applied_power() const override { return forces_.power; }
 
  private:
   KinematicsData kin_;

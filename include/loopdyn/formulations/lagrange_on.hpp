@@ -19,6 +19,7 @@ class LagrangeOn final : public LagrangeFormulation {
   LagrangeOn(const Model& model, const FormulationSettings& settings);
   std::string_view name() const override { return "lagrange-on"; }
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
+  std::optional<double> applied_power() const override { return forces_.power; }
 
  private:
   AbaData aba_;

@@ -25,6 +25,7 @@ class Nullspace final : public Formulation {
   void complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
+  std::optional<double> applied_power() const override { return forces_.power; }
   const VecX& multipliers() const override { return lambda_; }
   const Constraints& constraints() const override { return cons_; }
   const CoordinatePartition& partition() const { return partition_; }

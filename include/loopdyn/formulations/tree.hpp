@@ -15,6 +15,7 @@ class TreeFormulation final : public Formulation {
   static std::string out_of_scope(const Model& model, const VecX& q = {});
   std::string_view name() const override { return "tree"; }
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
+  std::optional<double> applied_power() const override { return forces_.power; }
 
  private:
   AbaData aba_;

@@ -117,7 +117,7 @@ class Simulator final : public OdeSystem {
   const Constraints& constraints_;
   ConstraintData constraint_data_;
   VecX phi_;
-  MatX G_;
+  VecX phidot_;
   VecX q_, u_, udot_;
   const bool track_work_;
   VecX x_, dx_;                   ///< formulation state and derivative when the work rides along
