@@ -179,7 +179,9 @@ TEST(SquareChain, JointMethodsStopAtTheFirstNearlyFlatSquare) {
 // on the planar ladder, block-diagonal) against ρ solved for at every state, along dca's motion
 // through nearly flat squares and cells (rows every 2 ms): the bound never exceeds ρ, the guard
 // fires first where ρ solved at every state does (below kGuardNear ρ(q0), or predicted to fall
-// below it within a step), and it solved for ρ at fewer than a quarter of the states before.
+// below it within a step), and it solved for ρ at fewer than a quarter of the states before. On the
+// ladder a guard that never solves (dense_rows = 0: its path past kGuardLargestRows rows, ρ(q0)
+// and the unsettled states estimated by inverse and power iteration) fires at the same state.
 TEST(SingularityGuard, BoundsStayBelowTheIndicatorAndFireWhereItDoes) {
   for (const bool ladder : {false, true}) {
     const Model m = Model::build(ladder ? ladder_mechanism(16, LadderLayout::comb) : square_chain_mechanism(3));
@@ -194,8 +196,9 @@ TEST(SingularityGuard, BoundsStayBelowTheIndicatorAndFireWhereItDoes) {
     s.output_dt = 2e-3;
     const Trajectory traj = Simulator(m, *f, s).run(q0, u0);
     const Constraints& cons = m.loops().constraints;
-    SingularityGuard guard(m, cons, q0), exact(m, cons, q0);
-    int first_exact = -1, first_guard = -1, solves_before = 0;
+    SingularityGuard guard(m, cons, q0), exact(m, cons, q0), estimated(m, cons, q0, 0);
+    ASSERT_TRUE(estimated.enabled() == ladder);  // the chain's G Gᵀ is dense: no guard past 0 rows
+    int first_exact = -1, first_guard = -1, first_estimated = -1, solves_before = 0;
     double before = 1.0;
     for (std::size_t k = 0; k < traj.rows.size(); ++k) {
       const VecX q = traj.rows[k].segment(1, m.nq);
@@ -203,6 +206,7 @@ TEST(SingularityGuard, BoundsStayBelowTheIndicatorAndFireWhereItDoes) {
       if (first_exact < 0 && (rho < kGuardNear || (k > 0 && rho < before && 2.0 * rho - before < kGuardNear)))
         first_exact = static_cast<int>(k);
       before = rho;
+      if (ladder && first_estimated < 0 && estimated.observe(q)) first_estimated = static_cast<int>(k);
       if (first_guard >= 0) continue;
       if (guard.observe(q)) {
         first_guard = static_cast<int>(k);
@@ -214,6 +218,9 @@ TEST(SingularityGuard, BoundsStayBelowTheIndicatorAndFireWhereItDoes) {
     ASSERT_GT(first_exact, 0) << "the motion must come near a singular configuration";
     EXPECT_EQ(first_guard, first_exact);
     EXPECT_LT(solves_before, first_exact / 4);
+    if (!ladder) continue;
+    EXPECT_EQ(first_estimated, first_exact);
+    EXPECT_EQ(estimated.solves(), 0);
   }
 }
 

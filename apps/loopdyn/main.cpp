@@ -96,8 +96,8 @@ void print_change_points(const Model& model, const Trajectory& traj, bool watch)
                   "start's (the guard stops below %g)\n",
                   traj.guard_smallest, kGuardNear);
     else if (watch && model.loops().constraints.rows() > kGuardLargestRows)
-      std::printf("guard       not watched: %d kept rows, more than the guard's %d; a singular configuration met "
-                  "during the run is not detected (--method dca crosses them)\n",
+      std::printf("guard       not watched: %d kept rows, more than the guard's %d where their G G^T is not sparse; a "
+                  "singular configuration met during the run is not detected (--method dca crosses them)\n",
                   model.loops().constraints.rows(), kGuardLargestRows);
     return;
   }

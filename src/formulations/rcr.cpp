@@ -157,7 +157,8 @@ std::string Rcr::out_of_scope(const Model& model, const VecX& q) {
 
 Rcr::Rcr(const Model& model, const FormulationSettings& settings)
     : Formulation(model), settings_(settings), rows_(model.loops().unreduced), kept_(model.loops().constraints), cons_data_(model),
-      aba_(model), forces_(model), u_(VecX::Zero(model.nv)), lambda_(VecX::Zero(kept_.rows())) {
+      aba_(model), forces_(model), u_(VecX::Zero(model.nv)), lambda_(VecX::Zero(kept_.rows())),
+      reduced_q_(VecX::Zero(model.nq)) {
   if (!(settings.rcr.indicator_growth > 1.0) || !(settings.rcr.singular_condition > 1.0))
     throw ModelError("rcr: `rcr_indicator_growth` and `singular_condition` must be > 1 (the indicator is >= 1)");
   const std::vector<LoopInfo> loops = loops_of(model);
@@ -481,12 +482,17 @@ void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<co
     s << "rcr: non-finite coordinates or speeds at t = " << t;
     throw std::runtime_error(s.str());
   }
-  update_positions(model_, aba_.kin, q);
-  for (Node& node : nodes_) {
-    if (chosen_) reduce(node);
-    else choose(node, t, true);
+  // The same q again (a stage state completed, then its accelerations; dopri5's last stage, then
+  // its accepted state): its positions and reductions stand.
+  if (!reduced_ || q != reduced_q_) {
+    update_positions(model_, aba_.kin, q);
+    for (Node& node : nodes_) {
+      if (chosen_) reduce(node);
+      else choose(node, t, true);
+    }
+    chosen_ = reduced_ = true;
+    reduced_q_ = q;
   }
-  chosen_ = true;
   check_conditioning(t, between_steps);
   u_ = u;
   for (const Node& node : nodes_) {

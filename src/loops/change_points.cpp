@@ -28,6 +28,10 @@ constexpr double kNullRatio = 1e-6;
 // refines the estimates by this many inverse and power iterations from their last vectors.
 constexpr double kSparseFill = 0.25, kSmallestFall = 0.5;
 constexpr int kIterations = 2;
+// Inverse and power iterations of the guard's estimates of ρ(q0), and of ρ where the bound does
+// not settle it past kGuardLargestRows rows: the Rayleigh quotients' error falls like
+// (λ_min/λ)^(2k) in each eigenvector λ of the start vector; with λ ≥ 2 λ_min, 1e-12 of it after 20.
+constexpr int kEstimateIterations = 20;
 // Golden-section iterations locating a dip: the bracket (two walk steps) shrinks by 0.618 each,
 // to 2 · 0.618⁶⁰ ≈ 6e-13 of a walk step.
 constexpr int kGoldenIterations = 60;
@@ -441,14 +445,16 @@ double ChangePointMonitor::adjust_step(double t, double h) const {
   return h;
 }
 
-SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, const VecX& q0)
-    : model_(model), cons_(cons), enabled_(cons.rows() > 0 && cons.rows() <= kGuardLargestRows), kin_(model),
-      data_(model), G_(enabled_ ? cons.rows() : 0, model.nv), GGt_(enabled_ ? cons.rows() : 0, enabled_ ? cons.rows() : 0),
-      G_ref_(G_.rows(), G_.cols()), row_sums_(G_.rows()), q_before_(q0),
+SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, const VecX& q0, int dense_rows)
+    : model_(model), cons_(cons), dense_(cons.rows() <= dense_rows), kin_(model), data_(model),
+      G_(dense_ ? cons.rows() : 0, model.nv), GGt_(G_.rows(), G_.rows()), row_sums_(G_.rows()), q_before_(q0),
       // Its workspace, once, in place: Eigen's sized constructor leaves its status unset, which a
       // copy would read.
-      eig_(enabled_ ? cons.rows() : 0) {
-  if (!enabled_) return;
+      eig_(G_.rows()) {
+  if (cons.rows() == 0) return;
+  enabled_ = start_sparse(q0) || dense_;
+  if (gram_ || !enabled_) return;
+  G_ref_.resize(G_.rows(), G_.cols());
   solve(q0, false);
   // Singular values already zero at q0 belong to rows redundant everywhere (Bricard's), not to a
   // singular configuration: ρ skips them (kNullRatio, as the survey counts degrees of freedom).
@@ -461,10 +467,21 @@ SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, 
   smallest_ = sigma_ref_ * sigma_ref_;
   rho0_ = std::max(rho_, 1e-300);
   low_ = rho_;
-  if (structural_ == 0 && rho_ > 0.0) {
-    gram_ = std::make_unique<RowGram>(model, cons);
-    if (gram_->fill() > kSparseFill) gram_.reset();
-  }
+}
+
+bool SingularityGuard::start_sparse(const VecX& q0) {
+  auto gram = std::make_unique<RowGram>(model_, cons_);
+  if (gram->fill() > kSparseFill) return false;
+  update_positions(model_, kin_, q0);
+  gram->assemble(model_, cons_, kin_, data_);
+  // No singular value zero or near it (kNullRatio of the largest, as the dense path counts rows
+  // redundant everywhere): else the dense path, which skips those.
+  if (!gram->smallest_above(kNullRatio * kNullRatio * gram->norm_bound())) return false;
+  smallest_ = gram->smallest_estimate(kEstimateIterations);
+  rho_ = estimate_ = low_ = std::sqrt(std::max(smallest_, 0.0) / gram->largest_estimate(kEstimateIterations));
+  rho0_ = std::max(rho_, 1e-300);
+  gram_ = std::move(gram);
+  return true;
 }
 
 SingularityGuard::~SingularityGuard() = default;
@@ -482,9 +499,9 @@ double SingularityGuard::solve(const Eigen::Ref<const VecX>& q, bool vectors) {
   const VecX& l = eig_.eigenvalues();
   top_ref_ = std::sqrt(std::max(l(l.size() - 1), 1e-300));
   sigma_ref_ = std::sqrt(std::max(l(structural_), 0.0));
-  G_ref_ = G_;
   rho_ = estimate_ = sigma_ref_ / top_ref_;
   smallest_ = sigma_ref_ * sigma_ref_;
+  if (!gram_) G_ref_ = G_;  // the reference of Weyl's bound
   return rho_;
 }
 
@@ -505,11 +522,13 @@ double SingularityGuard::lower_bound() {
   return std::max(sigma_ref_ - shift, 0.0) / (top_ref_ + shift);
 }
 
-double SingularityGuard::relative_indicator(const Eigen::Ref<const VecX>& q) { return solve(q, false) / rho0_; }
+double SingularityGuard::relative_indicator(const Eigen::Ref<const VecX>& q) {
+  if (!dense_) throw std::logic_error("the guard solves for ρ only up to its dense_rows rows");
+  return solve(q, false) / rho0_;
+}
 
 bool SingularityGuard::settled(double near, bool had_before) {
   if (gram_) {
-    gram_->assemble(G_);
     const double tau = kSmallestFall * smallest_;
     if (!gram_->smallest_above(tau)) return false;
     smallest_ = gram_->smallest_estimate(kIterations);
@@ -530,13 +549,20 @@ bool SingularityGuard::observe(const Eigen::Ref<const VecX>& q) {
   const double near = kGuardNear * rho0_;
   const bool had_before = have_before_;
   have_before_ = true;
-  jacobian_at(q);
+  const double estimate_before = estimate_;
+  if (gram_) {
+    update_positions(model_, kin_, q);
+    gram_->assemble(model_, cons_, kin_, data_);
+  } else {
+    jacobian_at(q);
+  }
   // Bounded above the threshold here and, extrapolated over one more step, at the next state.
   if (settled(near, had_before)) {
     solved_before_ = false;
     q_before_ = q;
     return false;
   }
+  if (!dense_) return estimate_unsettled(near, had_before, estimate_before);
   // The extrapolation needs ρ at the state before, not a bound of it.
   if (had_before && !solved_before_) low_ = solve(q_before_, false);
   rho_before_ = low_;
@@ -550,6 +576,24 @@ bool SingularityGuard::observe(const Eigen::Ref<const VecX>& q) {
   // The loops: rows of the eigenvector of the smallest eigenvalue that is not structural.
   solve(q, true);
   loops_ = dominant_loops(model_, cons_, eig_.eigenvectors().col(structural_).cwiseAbs2());
+  return true;
+}
+
+bool SingularityGuard::estimate_unsettled(double near, bool had_before, double estimate_before) {
+  // ρ at the state before: its estimate there (the extrapolation's); here, estimated to
+  // convergence from the factor of G Gᵀ itself, zero where that is not positive definite.
+  rho_before_ = estimate_before;
+  rho_ = 0.0;
+  if (gram_->smallest_above(0.0)) {
+    smallest_ = gram_->smallest_estimate(kEstimateIterations);
+    rho_ = std::sqrt(std::max(smallest_, 0.0) / gram_->largest_estimate(kEstimateIterations));
+  }
+  estimate_ = low_ = rho_;
+  predicted_ = had_before && rho_ < rho_before_ && 2.0 * rho_ - rho_before_ < near;
+  if (rho_ >= near && !predicted_) return false;
+  VecX weight(cons_.rows());  // the firing state only
+  gram_->smallest_vector(weight);
+  loops_ = dominant_loops(model_, cons_, weight.cwiseAbs2());
   return true;
 }
 

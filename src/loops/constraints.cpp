@@ -171,6 +171,18 @@ void jacobian_row(const Model& model, const ConstraintRow& row, const Kinematics
   place_jacobian_row(model, row, kin, d, G, r, [&](int body) { return model.v_index[body]; });
 }
 
+void jacobian_row_on_path(const Model& model, const ConstraintRow& row, const KinematicsData& kin,
+                          const ConstraintData& d, const std::vector<int>& speeds, Eigen::Ref<MatX> out, int r) {
+  const auto place = [&](int speed) {
+    return static_cast<int>(std::lower_bound(speeds.begin(), speeds.end(), speed) - speeds.begin());
+  };
+  if (row.kind == Kind::coupling) {  // its speeds are its terms', not whole joints'
+    for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) out(r, place(t.v_index)) += t.coefficient;
+    return;
+  }
+  place_jacobian_row(model, row, kin, d, out, r, [&](int body) { return place(model.v_index[body]); });
+}
+
 void jacobian_rows(const Model& model, const std::vector<ConstraintRow>& rows, const KinematicsData& kin,
                    const ConstraintData& d, Eigen::Ref<MatX> G) {
   G.setZero();

@@ -5,47 +5,26 @@
 #include <cmath>
 #include <map>
 
+#include "loops/constraint_rows.hpp"
+
 namespace loopdyn {
-
-namespace {
-
-// Bodies from b up to ground, b first.
-std::vector<int> to_ground(const Model& model, int b) {
-  std::vector<int> chain;
-  for (; b >= 0; b = model.parent[b]) chain.push_back(b);
-  return chain;
-}
-
-}  // namespace
 
 std::vector<std::vector<int>> row_speeds(const Model& model, const Constraints& cons) {
   std::vector<std::vector<int>> speeds;
-  for (const ConstraintRow& row : cons.kept()) {
-    std::vector<int> s;
-    if (row.kind == ConstraintRow::Kind::coupling) {
-      for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) s.push_back(t.v_index);
-    } else {
-      const ModelJoint& j = model.loop_joints[row.loop];
-      std::vector<int> a = to_ground(model, j.parent), c = to_ground(model, j.child);
-      // The common ancestors (the loop's base and above) move both frames alike.
-      while (!a.empty() && !c.empty() && a.back() == c.back()) a.pop_back(), c.pop_back();
-      for (const std::vector<int>* side : {&a, &c})
-        for (int b : *side)
-          for (int k = 0; k < model.nv_joint[b]; ++k) s.push_back(model.v_index[b] + k);
-    }
-    std::sort(s.begin(), s.end());
-    s.erase(std::unique(s.begin(), s.end()), s.end());
-    speeds.push_back(std::move(s));
-  }
+  for (const ConstraintRow& row : cons.kept()) speeds.push_back(detail::row_speeds(model, row));
   return speeds;
 }
 
 RowGram::RowGram(const Model& model, const Constraints& cons) {
   const int m = cons.rows();
-  const std::vector<std::vector<int>> speeds = row_speeds(model, cons);
+  speeds_ = row_speeds(model, cons);
+  std::size_t longest = 0;
   std::vector<std::vector<int>> rows_of(model.nv);
-  for (int r = 0; r < m; ++r)
-    for (int k : speeds[r]) rows_of[k].push_back(r);
+  for (int r = 0; r < m; ++r) {
+    longest = std::max(longest, speeds_[r].size());
+    for (int k : speeds_[r]) rows_of[k].push_back(r);
+  }
+  G_ = MatX::Zero(m, static_cast<Eigen::Index>(longest));
   // The pattern: (row, other) with other ≤ row sharing a speed, and the shared speeds.
   std::map<std::pair<int, int>, std::vector<int>> shared;
   for (int r = 0; r < m; ++r) shared[{r, r}];  // the diagonal, even for a row on no speed
@@ -72,10 +51,14 @@ RowGram::RowGram(const Model& model, const Constraints& cons) {
   A_.resize(m, m);
   A_.setFromTriplets(entries.begin(), entries.end());
   A_.makeCompressed();
+  const auto column = [&](int row, int speed) {  // of the speed in G_'s row
+    const std::vector<int>& s = speeds_[row];
+    return static_cast<int>(std::lower_bound(s.begin(), s.end(), speed) - s.begin());
+  };
   for (const auto& [rs, k] : shared) {
     const int i = place(rs.first), j = place(rs.second);
     const int value = static_cast<int>(&A_.coeffRef(std::min(i, j), std::max(i, j)) - A_.valuePtr());
-    for (int speed : k) terms_.push_back({value, rs.first, rs.second, speed});
+    for (int speed : k) terms_.push_back({value, rs.first, rs.second, column(rs.first, speed), column(rs.second, speed)});
   }
   ldlt_.analyzePattern(A_);
   // A start without the symmetries of the mechanism (a vector of ones is orthogonal to the top
@@ -89,9 +72,22 @@ RowGram::RowGram(const Model& model, const Constraints& cons) {
 }
 
 void RowGram::assemble(const MatX& G) {
+  for (std::size_t r = 0; r < speeds_.size(); ++r)
+    for (std::size_t j = 0; j < speeds_[r].size(); ++j) G_(r, j) = G(r, speeds_[r][j]);
+  form();
+}
+
+void RowGram::assemble(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& data) {
+  detail::update_frames(model, kin, data);
+  G_.setZero();
+  for (int r = 0; r < cons.rows(); ++r) detail::jacobian_row_on_path(model, cons.kept()[r], kin, data, speeds_[r], G_, r);
+  form();
+}
+
+void RowGram::form() {
   double* a = A_.valuePtr();
   std::fill(a, a + A_.nonZeros(), 0.0);
-  for (const Term& t : terms_) a[t.value] += G(t.row, t.speed) * G(t.other, t.speed);
+  for (const Term& t : terms_) a[t.value] += G_(t.row, t.at_row) * G_(t.other, t.at_other);
   // Absolute row sums of A: a stored (upper) entry counts in its row and, off the diagonal, in the
   // row of its column.
   work_.setZero();
@@ -116,6 +112,10 @@ double RowGram::smallest_estimate(int iterations) {
   }
   work_.noalias() = A_.selfadjointView<Eigen::Upper>() * smallest_vector_;
   return smallest_vector_.dot(work_);
+}
+
+void RowGram::smallest_vector(Eigen::Ref<VecX> out) const {
+  for (Eigen::Index r = 0; r < out.size(); ++r) out(r) = smallest_vector_(place_(r));
 }
 
 void RowGram::solve(const VecX& b, VecX& x) {

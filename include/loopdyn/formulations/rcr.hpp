@@ -150,6 +150,8 @@ class Rcr final : public Formulation {
   std::vector<Node> nodes_;
   ForceData forces_;
   VecX u_, lambda_;
+  VecX reduced_q_;       ///< q at which aba_.kin's positions and the nodes' reductions stand
+  bool reduced_ = false;  ///< reduced_q_ is set
   int switches_ = 0;
   bool chosen_ = false;  ///< independent speeds chosen (at the first call)
 };

@@ -62,7 +62,13 @@
 // one more step, extrapolated, no solve is needed; else ρ is solved for there (and at the state
 // before, when only bounded there, for the extrapolation), which becomes the new reference.
 // Per accepted step: G and a pass over it, O(m nv); the solves come when G has moved by about
-// σ_min since the last.
+// σ_min since the last. Where G Gᵀ is sparse (loops that are local: the ladders, the nets' rows
+// by cell; row_gram.hpp) and regular at q0, G is evaluated on its rows' tree paths only and
+// λ_min(G Gᵀ) > τ is decided by a sparse factorization, O(m) a step; ρ(q0) is estimated by
+// inverse and power iteration instead of solved (from above: the guard fires a little early).
+// There no row count is too large: past kGuardLargestRows rows, where the dense solves are not
+// made, ρ is estimated (more iterations) where the bound does not settle it, and the loops named
+// from the estimate's vector.
 #pragma once
 
 #include <Eigen/Eigenvalues>
@@ -172,14 +178,20 @@ class ChangePointMonitor {
   ChangePointCrossing last_;
 };
 
+inline constexpr int kGuardLargestRows = 400;     ///< more kept rows: guarded only where G Gᵀ is sparse
+
 /// Singular configurations met during a run of a mechanism that the survey did not walk (the file
 /// comment). `observe` is called at every accepted state.
 class SingularityGuard {
  public:
-  SingularityGuard(const Model& model, const Constraints& constraints, const VecX& q0);
+  /// dense_rows: the most rows for which ρ is solved for where no bound settles it (estimated past
+  /// them, the sparse path only).
+  SingularityGuard(const Model& model, const Constraints& constraints, const VecX& q0,
+                   int dense_rows = kGuardLargestRows);
   ~SingularityGuard();
 
-  /// False when the rows are too many to be guarded (kGuardLargestRows).
+  /// False when the rows are too many to be guarded: more than kGuardLargestRows where G Gᵀ is
+  /// not sparse or not regular at q0.
   bool enabled() const { return enabled_; }
   /// True when the loops at q are near a singular configuration, or predicted to cross one within
   /// the next step; describe() then says where. Solves for ρ only where the bound from the last
@@ -189,7 +201,7 @@ class SingularityGuard {
   std::string describe() const;
   /// A lower bound of ρ/ρ(q0) at the last observed state: ρ/ρ(q0) itself where it was solved for.
   double relative_bound() const { return low_ / rho0_; }
-  /// ρ/ρ(q0) at q, solved for.
+  /// ρ/ρ(q0) at q, solved for (up to kGuardLargestRows rows; throws std::logic_error past them).
   double relative_indicator(const Eigen::Ref<const VecX>& q);
   /// The eigenvalue solves so far, the one at q0 included.
   int solves() const { return solves_; }
@@ -201,13 +213,18 @@ class SingularityGuard {
   double solve(const Eigen::Ref<const VecX>& q, bool vectors);
   /// A lower bound of ρ at G_ from the reference (Weyl's inequality; the file comment).
   double lower_bound();
-  /// True when, at G_, bounds keep ρ above `near` and no crossing is predicted before the next
-  /// state (the file comment); sets low_.
+  /// True when, at G_ (or gram_'s assembly), bounds keep ρ above `near` and no crossing is
+  /// predicted before the next state (the file comment); sets low_.
   bool settled(double near, bool had_before);
+  /// The sparse path at q0: true when G Gᵀ is sparse and regular there (ρ(q0) estimated).
+  bool start_sparse(const VecX& q0);
+  /// observe() where settled() did not settle it and no dense solve is made: ρ at q estimated.
+  bool estimate_unsettled(double near, bool had_before, double estimate_before);
 
   const Model& model_;
   const Constraints& cons_;
   bool enabled_ = false;
+  bool dense_ = false;  ///< at most kGuardLargestRows rows: ρ solved for where not settled
   KinematicsData kin_;
   ConstraintData data_;
   MatX G_, GGt_, G_ref_;
@@ -230,6 +247,5 @@ class SingularityGuard {
 /// reaches it only at a curvature of 5 rad⁻¹, 2.5e4 times A02's.
 inline constexpr double kBranchTurn = 0.05;
 inline constexpr double kGuardNear = 1e-2;        ///< ρ/ρ(q0) below which the guard fires
-inline constexpr int kGuardLargestRows = 400;     ///< more kept rows are not guarded
 
 }  // namespace loopdyn

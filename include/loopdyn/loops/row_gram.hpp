@@ -34,6 +34,10 @@ class RowGram {
   double fill() const { return fill_; }
   /// A = G Gᵀ at G (m x nv), on its pattern.
   void assemble(const MatX& G);
+  /// A = G Gᵀ at the positions current in kin, G's rows evaluated on their tree paths only (no
+  /// m x nv G): O(m · path length). `cons` must be the rows of the constructor, or rows of the
+  /// same loops (a loop's rows act on the same speeds).
+  void assemble(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& data);
   /// ‖A‖_∞, an upper bound of λ_max(A).
   double norm_bound() const { return norm_; }
   /// True when λ_min(A) > tau, decided by the pivots of LDLᵀ(A − tau I).
@@ -43,6 +47,8 @@ class RowGram {
   double smallest_estimate(int iterations);
   /// Rayleigh quotient after `iterations` of power iteration: an estimate of λ_max(A) from below.
   double largest_estimate(int iterations);
+  /// The vector of the last smallest_estimate(), in the rows' order (out: m).
+  void smallest_vector(Eigen::Ref<VecX> out) const;
   /// x = (A − tau I)⁻¹ b with the factor smallest_above(tau) made (which must have returned true);
   /// b and x in the rows' order.
   void solve(const VecX& b, VecX& x);
@@ -55,12 +61,16 @@ class RowGram {
     void factorize_ordered(const Eigen::SparseMatrix<double>& a) { factorize_preordered<true>(a); }
   };
   struct Term {
-    int value;      ///< index into A's stored values
+    int value;       ///< index into A's stored values
     int row, other;  ///< the two rows (model order)
-    int speed;
+    int at_row, at_other;  ///< the shared speed's place in each row's speeds (columns of G_)
   };
+  /// A's values and its bound from G_.
+  void form();
 
   double fill_ = 1.0, norm_ = 0.0;
+  std::vector<std::vector<int>> speeds_;  ///< of each row (row_speeds)
+  MatX G_;  ///< (m x longest speeds) G on each row's speeds
   Eigen::SparseMatrix<double> A_;  ///< upper triangle, rows and columns in the fill-reducing order
   std::vector<Term> terms_;
   Ldlt ldlt_;
