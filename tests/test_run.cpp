@@ -356,5 +356,23 @@ TEST(RunWatch, WorkOfAppliedForcesBalancesTheEnergy) {
   }
 }
 
+// The balance is a difference of sums whose terms can dwarf the motion's energy: a pendulum
+// hanging 1e9 m above the origin, let go at rest for 1 ms, has −m g·c = 9.8e9 J against a kinetic
+// energy of 9e-5 J. Its positions are rounded to 1.2e-7 m there, and without a floor the watch
+// stopped this correct run: the balance off by 1.9e-6 J (0.9 ε m g·c) against F τ S_E = 9e-10 J.
+// The bound is now at least kWatchRoundoff ε Σ |m g·c| (RunWatch.StopsAMethodThatLosesEnergy-
+// AndKeepsTheRows shows that a real loss still stops a run).
+TEST(RunWatch, TheBalanceIsJudgedAboveItsRoundOff) {
+  Mechanism m;
+  m.name = "high_pendulum";
+  m.gravity = Vec3(0, -9.81, 0);
+  m.add_body("bob", 1.0, Vec3(1.0, 0, 0), Vec3(1e-3, 1e-3, 1e-3).asDiagonal());
+  m.add_joint("pivot", JointType::revolute, "ground", "bob", Transform::translation(Vec3(0, 1e9, 0))).q = {-0.3};
+  const Model model = Model::build(m);
+  const RunResult r = run(model, model.q0, model.u0, default_run(1e-3));
+  ASSERT_TRUE(r.completed()) << r.stop.message;
+  EXPECT_GT(r.trajectory.watch.steps, 0);
+}
+
 }  // namespace
 }  // namespace loopdyn

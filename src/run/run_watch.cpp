@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace loopdyn {
 
@@ -58,6 +59,9 @@ void RunWatch::start(const VecX& q0, const VecX& u0) {
   const Energy e = energy(model_, kin_, q0);
   start_energy_ = e.kinetic + e.gravity;
   start_gravity_ = e.gravity;
+  gravity_terms_ = 0.0;
+  for (int i = 0; i < model_.nbodies; ++i)
+    gravity_terms_ += std::abs(model_.mass[i] * model_.gravity.dot(kin_.X_world[i].apply(model_.com[i])));
   summary_.balance_scale = e.kinetic;
   summary_.worst_balance = summary_.worst_position = summary_.worst_velocity = summary_.worst_completion = 0.0;
   summary_.steps = 0;
@@ -102,7 +106,9 @@ void RunWatch::check_balance(double t, const VecX& q, double work) {
   summary_.balance_scale =
       std::max({summary_.balance_scale, e.kinetic + std::abs(e.gravity - start_gravity_) + std::abs(work), 1e-9});
   summary_.worst_balance = std::max(summary_.worst_balance, std::abs(balance));
-  const double bound = balance_factor() * summary_.accuracy * summary_.balance_scale;
+  const double roundoff =
+      kWatchRoundoff * std::numeric_limits<double>::epsilon() * (gravity_terms_ + e.kinetic + std::abs(work));
+  const double bound = std::max(balance_factor() * summary_.accuracy * summary_.balance_scale, roundoff);
   if (!(std::abs(balance) <= bound))
     fail(t, "energy balance: kinetic + potential - work of the applied forces has changed by " + number(balance) +
                 " J since the start (bound " + number(bound) + " J, " + number(balance_factor() * summary_.accuracy) +

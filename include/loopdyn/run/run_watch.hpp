@@ -17,7 +17,11 @@
 //    14 τ S_E per step on IFToMM A04 at rtol 1e-8, 4 at 1e-10, before it projected its stages on
 //    loops of geometric redundancy; 0.003 and 0.002 since): F_E = max(F, F_step N), N the
 //    accepted steps. A steady leak below F_step τ S_E per step is therefore not seen: at rtol 1e-8
-//    and 200 steps per second, 6e-5 of the energy scale per second.
+//    and 200 steps per second, 6e-5 of the energy scale per second. B is a difference of sums
+//    whose terms may be far larger than S_E (a long chain hanging at rest, or high above the
+//    origin: −Σ m g·c), so the bound is at least their round-off, kWatchRoundoff ε (Σ |m g·c| at
+//    the start + T + |W|): a sum of n terms is within n ε of its terms' magnitude, and the
+//    bound counts up to 1e3 terms.
 //  * continuity: a method that closes its loops by position analysis (gcp, nullspace, embedding) or
 //    overwrites its dependent speeds (rcr) completes every accepted step's joint state, and may
 //    choose its independent coordinates again there. That must move the state only by the step's
@@ -46,6 +50,7 @@ namespace loopdyn {
 
 inline constexpr double kWatchFactor = 1e3;
 inline constexpr double kWatchStepFactor = 30.0;
+inline constexpr double kWatchRoundoff = 1e3;
 
 struct WatchSettings {
   bool enabled = true;
@@ -103,6 +108,7 @@ class RunWatch {
   ConstraintData data_;
   VecX phi_, phidot_;
   double start_energy_ = 0.0, start_gravity_ = 0.0, speed_ = 1.0;
+  double gravity_terms_ = 0.0;  ///< Σ |m g·c| at the start (the balance's round-off)
   bool per_step_ = false;  ///< dopri5: the balance's budget grows with the steps
   std::string integrator_;
   WatchSummary summary_;
