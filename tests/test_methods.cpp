@@ -137,6 +137,23 @@ TEST(Methods, AutoPicksSrmForALargeAggregatedBodyWithAFixedStep) {
   EXPECT_EQ(default_method(test::load_model("fourbar_anderson"), IntegratorKind::rk4).method, "embedding");
 }
 
+// From kDcaAggregatedBody speeds in one aggregated body (paper 003's chain and net) dopri5's runs
+// take dca, linear in that size, where lagrange-dense is cubic (method_choice.hpp); a fixed step
+// keeps srm.
+TEST(Methods, AutoPicksDcaForAVeryLargeAggregatedBody) {
+  const Model chain = Model::build(square_chain_mechanism(64)), net = Model::build(square_net_mechanism(10, 10, 0.5));
+  for (const Model* m : {&chain, &net}) {
+    ASSERT_GE(m->loops().aggregation.largest_nv(), kDcaAggregatedBody);
+    const MethodChoice choice = default_method(*m, IntegratorKind::dopri5);
+    EXPECT_EQ(choice.method, "dca") << m->name;
+    EXPECT_NE(choice.reason.find("divide and conquer is linear"), std::string::npos) << choice.reason;
+    EXPECT_EQ(default_method(*m, IntegratorKind::rk4).method, "srm");
+  }
+  const Model smaller = Model::build(square_chain_mechanism(32));
+  ASSERT_LT(smaller.loops().aggregation.largest_nv(), kDcaAggregatedBody);
+  EXPECT_EQ(default_method(smaller, IntegratorKind::dopri5).method, "lagrange-dense");
+}
+
 // The spatial ladder's loops share their base and close one at a time at every L: auto picks rcr.
 // From L = 74 on its scope test once counted the round-off of a structurally redundant row
 // (growing with the loops' lever arms) as rank, refused, and auto ran the cubic lagrange-dense

@@ -9,7 +9,8 @@ namespace loopdyn {
 std::string auto_rule() {
   return "tree without loops; embedding when every aggregated body has at most " + std::to_string(kSmallAggregatedBody) +
          " joint speeds; else rcr when its scope covers the loops; else srm with rk2 or rk4 when an aggregated body "
-         "has at least " + std::to_string(kSrmAggregatedBody) + " speeds; else lagrange-dense";
+         "has at least " + std::to_string(kSrmAggregatedBody) + " speeds; else dca when one has at least " +
+         std::to_string(kDcaAggregatedBody) + "; else lagrange-dense";
 }
 
 MethodChoice default_method(const Model& model, IntegratorKind integrator) {
@@ -36,6 +37,10 @@ MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind in
     return {"srm", size + " (>= " + std::to_string(kSrmAggregatedBody) +
                        "), its loops do not close one at a time, and the step is fixed: sequential "
                        "regularization is the linear method, where the dense one is cubic in that size"};
+  if (largest >= kDcaAggregatedBody)
+    return {"dca", size + " (>= " + std::to_string(kDcaAggregatedBody) +
+                       "), its loops do not close one at a time: divide and conquer is linear in that size, where "
+                       "the dense solve is cubic, and crosses the singular configurations such bodies pass"};
   return {"lagrange-dense", size + ": embedding's local solves would cost as much as the dense one" +
                                 (integrator == IntegratorKind::dopri5 && largest >= kSrmAggregatedBody
                                      ? std::string(", and dopri5's tolerances rule out srm's fixed-step regularization")

@@ -20,6 +20,13 @@ namespace loopdyn {
 ///    error falls like h² at least (docs/methods.md); from that size on a step costs less than
 ///    lagrange-dense's (docs/performance.md). Not with dopri5: its tolerances set the accuracy,
 ///    which a regularization tied to the step cannot honour;
+///  * `dca` when the largest aggregated body has at least kDcaAggregatedBody speeds (with dopri5,
+///    or a fixed step below srm's size): divide and conquer is linear in it where lagrange-dense is
+///    cubic, and crosses the singular configurations such bodies pass (paper 003's chain and net
+///    flatten squares). `loopdyn simulate MODEL --method M --t-end 0.05` on `generate square-chain
+///    --squares K` and `square-net --rows R --cols R`: dca's run takes 1.7 times lagrange-dense's
+///    at 97 speeds (K = 32), 0.9 times at 144 (R = 8), 0.5 times at 193 (K = 64) and 220 (R = 10),
+///    0.12 times at 385 (K = 128);
 ///  * `lagrange-dense` otherwise: one aggregated body then holds a large part of the mechanism,
 ///    and embedding's local analyses cost as much as the dense solve without its simplicity;
 ///  * but `embedding` whenever the motion from (q, the model's u0) can reach a change point of the
@@ -37,6 +44,7 @@ struct MethodChoice {
 };
 inline constexpr int kSmallAggregatedBody = 12;
 inline constexpr int kSrmAggregatedBody = 64;
+inline constexpr int kDcaAggregatedBody = 150;
 /// The rule above in one line, with its thresholds, for the front ends' help.
 std::string auto_rule();
 /// integrator: the run's (dopri5, the default, stands for accuracy set by tolerances).
