@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
           libgtest-dev libbenchmark-dev libtbb-dev python3
           libmetis-dev  # dca's assembly tree (nested dissection)
+          libsuitesparse-dev  # SuiteSparseQR: the structural rank check of large loop systems
           python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
           python3-pandas python3-matplotlib  # the README's Python lines (to_pandas) and examples/quickstart.py's plot
           liburdfdom-dev libconsole-bridge-dev  # URDF: urdfdom (tinyxml2 below reads <loop_joint>)

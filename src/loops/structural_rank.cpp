@@ -2,7 +2,7 @@
 #include "loopdyn/loops/structural_rank.hpp"
 
 #include <Eigen/QR>
-#include <Eigen/SparseQR>
+#include <Eigen/SPQRSupport>
 #include <algorithm>
 #include <limits>
 #include <random>
@@ -45,14 +45,25 @@ constexpr double kRobustBudget = 5e7;
 // entry for every speed the row acts on, zero or not; the QR takes the columns longer than its
 // pivot threshold (factor), and the fill-reducing ordering is computed from their pattern.
 //
-// The QR (Eigen::SparseQR, COLAMD ordering) is left-looking: it takes the columns of Gᵀ (rows of
-// G) one by one in that order and keeps a column when its part outside the span of the columns
-// kept before it has norm at least the pivot threshold, 1e-10 · max(1, max|G|) (absolute near
+// The QR (SuiteSparseQR through Eigen::SPQR: multifrontal, in its fill-reducing column order, with
+// Heath's rank detection; Eigen's SparseQR took a quarter of a second per factorization of paper
+// 003's 512-square chain) takes the columns of Gᵀ (rows of G) in that order and keeps a column when
+// its part outside the span of the columns kept before it has norm above the pivot threshold, 1e-10 · max(1, max|G|) (absolute near
 // G ≡ 0, as in dependent_speeds of assembly.cpp); the others are dependent on the kept ones. So
 // the kept rows K are independent, every other row lies in their span to that threshold, and with
 // Gᵀ P = Q R, G_K = R₁₁ᵀ Q₁ᵀ (Q₁: the first |K| columns of Q): the minimum-norm solution of
 // G_K du = b is du = Q₁ R₁₁⁻ᵀ b, and I − Q₁ Q₁ᵀ projects onto the null space of G.
+// SuiteSparseQR returns no column permutation where its order is the identity, which
+// Eigen::SPQR::colsPermutation() would read through a null pointer.
+class Spqr : public Eigen::SPQR<SparseMat> {
+ public:
+  /// The column of the factored matrix at place j of R.
+  Eigen::Index column(Eigen::Index j) const { return m_E ? static_cast<Eigen::Index>(m_E[j]) : j; }
+};
+
 class RowRank {
+  using RFactor = Eigen::SPQR<SparseMat>::MatrixType;  // R's storage (SuiteSparse's index type)
+
  public:
   // `rows` must outlive this object.
   RowRank(const Model& model, const std::vector<ConstraintRow>& rows)
@@ -123,8 +134,7 @@ class RowRank {
     }
     Gq_.finalize();
     qr_.setPivotThreshold(threshold_);
-    qr_.analyzePattern(Gq_);
-    qr_.factorize(Gq_);
+    qr_.compute(Gq_);
     rank_ = static_cast<int>(qr_.rank());
   }
 
@@ -134,15 +144,16 @@ class RowRank {
   }
 
   // Row of G of the QR's j-th column (after its column permutation).
-  int qr_row(int j) const { return columns_[qr_.colsPermutation().indices()(j)]; }
+  int qr_row(int j) const { return columns_[qr_.column(j)]; }
 
   int rank() const { return rank_; }
 
   // Smallest |R₁₁(j, j)|, the distance of a kept row from the span of those kept before it.
   double smallest_pivot() const {
     double smallest = std::numeric_limits<double>::infinity();
+    const RFactor R = qr_.matrixR();  // a copy (Eigen::SPQR returns it by value)
     for (int j = 0; j < rank_; ++j)
-      for (SparseMat::InnerIterator it(qr_.matrixR(), j); it; ++it)
+      for (RFactor::InnerIterator it(R, j); it; ++it)
         if (it.row() == j) smallest = std::min(smallest, std::abs(it.value()));
     return smallest;
   }
@@ -239,14 +250,15 @@ class RowRank {
   }
 
   // (nv) du of least norm with G_K du = −Φ_K: R₁₁ᵀ z = −Φ_K by forward substitution over the
-  // columns of R₁₁ (whose entries SparseQR stores unordered), du = Q₁ z.
+  // columns of R₁₁ (whose entries need not be stored in order), du = Q₁ z.
   VecX newton_step(const VecX& phi) const {
     VecX du = VecX::Zero(model_.nv);
     if (rank_ == 0) return du;
     VecX z = VecX::Zero(static_cast<Eigen::Index>(active_.size()));
+    const RFactor R = qr_.matrixR();  // a copy (Eigen::SPQR returns it by value)
     for (int j = 0; j < rank_; ++j) {
       double sum = -phi(qr_row(j)), diagonal = 0.0;
-      for (SparseMat::InnerIterator it(qr_.matrixR(), j); it; ++it) {
+      for (RFactor::InnerIterator it(R, j); it; ++it) {
         if (it.row() < j) sum -= it.value() * z(it.row());
         else if (it.row() == j) diagonal = it.value();
       }
@@ -321,7 +333,7 @@ class RowRank {
   SparseMat Gt_;                           // Gᵀ on the active speeds
   std::vector<int> columns_;               // its columns (rows of G) in the QR, ascending
   SparseMat Gq_;                           // those columns of Gt_, factored by qr_
-  Eigen::SparseQR<SparseMat, Eigen::COLAMDOrdering<int>> qr_;
+  Spqr qr_;
   int rank_ = 0;
   double threshold_ = 0.0;  // pivot threshold of the last factorization
   bool dense_ = false;      // independent_rows by a dense column-pivoted QR
