@@ -199,7 +199,8 @@ class SingularityGuard {
   bool observe(const Eigen::Ref<const VecX>& q);
   /// "the loops 'a', 'b' come near a singular configuration (σ_min/σ_max ..., ... at the start ...)".
   std::string describe() const;
-  /// A lower bound of ρ/ρ(q0) at the last observed state: ρ/ρ(q0) itself where it was solved for.
+  /// A lower bound of ρ/ρ(q0) at the last observed state: ρ/ρ(q0) itself where it was solved for,
+  /// its estimate where it was estimated (past dense_rows rows, states the bound did not settle).
   double relative_bound() const { return low_ / rho0_; }
   /// ρ/ρ(q0) at q, solved for (up to kGuardLargestRows rows; throws std::logic_error past them).
   double relative_indicator(const Eigen::Ref<const VecX>& q);
