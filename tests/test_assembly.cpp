@@ -12,6 +12,7 @@
 
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/loops/loop_structure.hpp"
+#include "loopdyn/mechanisms/generators.hpp"
 #include "cli_support.hpp"
 #include "test_support.hpp"
 
@@ -204,6 +205,39 @@ TEST(Assembly, FourBarKeepsWhicheverJointIsFixed) {
   const AssemblyResult r = assemble(m, m.loops().constraints, m.q0, VecX::Ones(m.nv));
   EXPECT_EQ(r.independent_speeds.size(), 1u);
   EXPECT_LE(r.position_residual, 1e-12);
+}
+
+// Past the dense budget (the 256-cell ladder: 512 kept rows and 1280 in all on 768 speeds) the
+// partition and the Newton steps go through SuiteSparseQR. Reference: the exact closed state of
+// ladder_state (closed by construction). With the left posts' bottom pivots fixed, every other
+// joint is determined on the parallelogram branch, so from 1e-2 rad off the state must come back
+// to it, to the assembly's tolerance (1e-12 on Φ, amplified by the partition's conditioning).
+TEST(Assembly, LargeLadderClosesThroughTheSparsePathToTheExactState) {
+  const int cells = 256;
+  const Model m = Model::build(ladder_mechanism(cells, LadderLayout::serial));
+  const LadderState exact = ladder_state(m, cells);
+  AssemblySettings s;
+  s.fixed_speeds.assign(m.nv, false);
+  for (int k = 0; k < cells; ++k) s.fixed_speeds[m.v_index[m.joint_index("lp" + std::to_string(k) + "_bottom")]] = true;
+  VecX q0 = exact.q, u0 = exact.u;
+  for (int k = 0; k < m.nv; ++k)
+    if (!s.fixed_speeds[k]) {
+      q0(k) += 1e-2 * std::sin(3.0 * k);
+      u0(k) += 0.1 * std::cos(5.0 * k);
+    }
+  const AssemblyResult r = assemble(m, m.loops().constraints, q0, u0, s);
+  std::printf("ladder-256 (left posts fixed): %d iterations, |Phi| = %.2e, |G u| = %.2e\n", r.iterations,
+              r.position_residual, r.velocity_residual);
+  EXPECT_LE((r.q - exact.q).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_LE((r.u - exact.u).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_EQ(static_cast<int>(r.independent_speeds.size()), cells);
+  // Automatic partition: as many independent speeds as degrees of freedom, the loops closed.
+  const AssemblyResult a = assemble(m, m.loops().constraints, q0, u0);
+  Check c(m);
+  EXPECT_EQ(static_cast<int>(a.independent_speeds.size()), cells);
+  EXPECT_LE(c.phi(a.q), 1e-12);
+  EXPECT_LE((c.G(a.q) * a.u).cwiseAbs().maxCoeff(), 1e-12 * std::max(1.0, u0.cwiseAbs().maxCoeff()));
+  for (int k : a.independent_speeds) EXPECT_EQ(a.u(k), u0(k));
 }
 
 TEST(Assembly, LoopThatCannotCloseNamesTheLoop) {

@@ -8,19 +8,67 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "loopdyn/core/linalg.hpp"
 #include "loopdyn/loops/loop_structure.hpp"
+#include "loops/constraint_rows.hpp"
+#include "loops/sparse_qr.hpp"
 
 namespace loopdyn {
 
 namespace {
+
+using detail::SparseMat;
+using detail::Spqr;
+
+// Largest m · nv · min(m, nv) (rows, speeds) for which the partition and the least-squares solves
+// with G_d are dense (column-pivoted QR, complete orthogonal decomposition: about that many flops
+// each); beyond, SuiteSparseQR on the sparse G. Dense, the 1024-cell spatial ladder (4096 rows)
+// spent a minute choosing its dependent speeds.
+constexpr double kDenseBudget = 1e8;
+// Largest estimated condition number of G_d accepted from the sparse partition, whose column
+// order minimizes fill, not conditioning; beyond, the dense column-pivoted QR chooses. The velocity
+// solve G_d u_d = −G_i u_i loses about log10(cond) digits.
+constexpr double kSparseConditionLimit = 1e8;
+// Power and inverse iterations of the condition estimate (a factor of a few is all it must tell).
+constexpr int kConditionIterations = 20;
+
+bool dense_affordable(const SparseMat& G) {
+  const double m = static_cast<double>(G.rows()), n = static_cast<double>(G.cols());
+  return m * n * std::min(m, n) <= kDenseBudget;
+}
+
+SparseMat columns_of(const SparseMat& G, const std::vector<int>& cols) {
+  SparseMat out(G.rows(), static_cast<Eigen::Index>(cols.size()));
+  Eigen::Index entries = 0;
+  for (int c : cols) entries += G.col(c).nonZeros();
+  out.reserve(entries);
+  for (std::size_t k = 0; k < cols.size(); ++k) {
+    out.startVec(static_cast<Eigen::Index>(k));
+    for (SparseMat::InnerIterator it(G, cols[k]); it; ++it) out.insertBack(it.row(), static_cast<Eigen::Index>(k)) = it.value();
+  }
+  out.finalize();
+  return out;
+}
 
 MatX columns_of(const MatX& G, const std::vector<int>& cols) {
   MatX out(G.rows(), static_cast<Eigen::Index>(cols.size()));
   for (std::size_t c = 0; c < cols.size(); ++c) out.col(c) = G.col(cols[c]);
   return out;
 }
+
+double max_abs(const SparseMat& G) { return G.nonZeros() == 0 ? 0.0 : G.coeffs().cwiseAbs().maxCoeff(); }
+
+// The speeds not fixed and the fixed ones (fixed empty: none is), ascending.
+std::pair<std::vector<int>, std::vector<int>> split_fixed(int nv, const std::vector<bool>& fixed) {
+  std::vector<int> unfixed, pinned;
+  for (int k = 0; k < nv; ++k) (!fixed.empty() && fixed[k] ? pinned : unfixed).push_back(k);
+  return {unfixed, pinned};
+}
+
+// Pivots count above 1e-10 · max(1, max|G|) (the rule of the structural redundancy check).
+double pivot_threshold(double largest_entry) { return 1e-10 * std::max(1.0, largest_entry); }
 
 // Number of leading diagonal entries of a column-pivoted QR factor above an absolute threshold.
 int pivots_above(const Eigen::ColPivHouseholderQR<MatX>& qr, double threshold) {
@@ -31,13 +79,11 @@ int pivots_above(const Eigen::ColPivHouseholderQR<MatX>& qr, double threshold) {
 }
 
 // Dependent speeds (001 eq 11): pivot columns of G by column-pivoted QR, unfixed columns first.
-// Pivots count above 1e-10 · max(1, max|G|) (the rule of the structural redundancy check).
 std::vector<int> dependent_speeds(const MatX& G, const std::vector<bool>& fixed) {
-  const int nv = static_cast<int>(G.cols());
-  std::vector<int> unfixed, pinned, dep;
-  for (int k = 0; k < nv; ++k) (!fixed.empty() && fixed[k] ? pinned : unfixed).push_back(k);
+  const auto [unfixed, pinned] = split_fixed(static_cast<int>(G.cols()), fixed);
+  std::vector<int> dep;
   if (G.rows() == 0) return dep;
-  const double threshold = 1e-10 * std::max(1.0, G.cwiseAbs().maxCoeff());
+  const double threshold = pivot_threshold(G.cwiseAbs().maxCoeff());
   // Unfixed columns: G_u P = Q R; the first r1 pivots are dependent.
   int r1 = 0;
   Eigen::ColPivHouseholderQR<MatX> qr1;
@@ -57,6 +103,59 @@ std::vector<int> dependent_speeds(const MatX& G, const std::vector<bool>& fixed)
   }
   std::sort(dep.begin(), dep.end());
   return dep;
+}
+
+// The columns SuiteSparseQR keeps of A at the pivot threshold, in its order (sparse_qr.hpp).
+std::vector<int> kept_columns(const SparseMat& A, double threshold, int ordering) {
+  Spqr qr;
+  qr.setPivotThreshold(threshold);
+  qr.setSPQROrdering(ordering);
+  qr.compute(A);
+  std::vector<int> kept;
+  for (Eigen::Index j = 0; j < qr.rank(); ++j) kept.push_back(static_cast<int>(qr.column(j)));
+  return kept;
+}
+
+// dependent_speeds by SuiteSparseQR: the columns it keeps among the unfixed ones (in its
+// fill-reducing order), then, for the rank they miss, among the fixed ones, after the chosen
+// columns in a fixed order (which it keeps, being independent). Same threshold.
+std::vector<int> sparse_dependent_speeds(const SparseMat& G, const std::vector<bool>& fixed) {
+  const auto [unfixed, pinned] = split_fixed(static_cast<int>(G.cols()), fixed);
+  std::vector<int> dep;
+  if (G.rows() == 0) return dep;
+  const double threshold = pivot_threshold(max_abs(G));
+  if (!unfixed.empty())
+    for (int c : kept_columns(columns_of(G, unfixed), threshold, SPQR_ORDERING_DEFAULT)) dep.push_back(unfixed[c]);
+  if (!pinned.empty() && static_cast<Eigen::Index>(dep.size()) < G.rows()) {
+    std::vector<int> cols = dep;
+    cols.insert(cols.end(), pinned.begin(), pinned.end());
+    const std::size_t chosen = dep.size();
+    for (int c : kept_columns(columns_of(G, cols), threshold, SPQR_ORDERING_FIXED))
+      if (static_cast<std::size_t>(c) >= chosen) dep.push_back(cols[c]);
+  }
+  std::sort(dep.begin(), dep.end());
+  return dep;
+}
+
+// Estimate of cond(A) = σ_max / σ_min for A (m x r) of full column rank factored as A P = Q R:
+// σ(A) = σ(R), the largest by power iterations on RᵀR, the smallest by inverse ones (two
+// triangular solves each), from the same fixed start.
+double condition_estimate(const Spqr& qr) {
+  const Eigen::Index r = qr.rank();
+  if (r == 0) return 1.0;
+  const SparseMat R = qr.matrixR().topLeftCorner(r, r);
+  const auto upper = R.triangularView<Eigen::Upper>();
+  VecX big = VecX::Ones(r), small = VecX::Ones(r);
+  double largest = 0.0, smallest_inverse = 0.0;
+  for (int k = 0; k < kConditionIterations; ++k) {
+    big /= big.norm();
+    big = R.transpose() * VecX(R * big);
+    largest = big.norm();  // → σ_max²
+    small /= small.norm();
+    small = upper.solve(VecX(upper.transpose().solve(small)));
+    smallest_inverse = small.norm();  // → 1 / σ_min²
+  }
+  return std::sqrt(largest * smallest_inverse);
 }
 
 // Minimum-norm least-squares solver for a dependent block, with a relative rank threshold.
@@ -81,13 +180,60 @@ struct Evaluator {
     constraint_position(model, cons, kin, data, out);
     return out;
   }
-  MatX jacobian(const VecX& q) {
+  // G at q, each row's entries on the speeds it acts on (row_speeds): O(nnz) where a dense G
+  // would be m x nv.
+  SparseMat jacobian(const VecX& q) {
+    if (speeds.empty()) {
+      Eigen::Index longest = 0;
+      for (const ConstraintRow& row : cons.kept()) {
+        speeds.push_back(detail::row_speeds(model, row));
+        longest = std::max(longest, static_cast<Eigen::Index>(speeds.back().size()));
+      }
+      scratch = MatX::Zero(1, longest);
+    }
     update_positions(model, kin, q);
-    MatX out(cons.rows(), model.nv);
-    constraint_jacobian(model, cons, kin, data, out);
-    return out;
+    detail::update_frames(model, kin, data);
+    std::vector<Eigen::Triplet<double>> entries;
+    for (int r = 0; r < cons.rows(); ++r) {
+      detail::jacobian_row_on_path(model, cons.kept()[r], kin, data, speeds[r], scratch, 0);
+      for (std::size_t j = 0; j < speeds[r].size(); ++j) {
+        entries.emplace_back(r, speeds[r][j], scratch(0, static_cast<Eigen::Index>(j)));
+        scratch(0, static_cast<Eigen::Index>(j)) = 0.0;
+      }
+    }
+    SparseMat G(cons.rows(), model.nv);
+    G.setFromTriplets(entries.begin(), entries.end());
+    return G;
   }
+
+ private:
+  std::vector<std::vector<int>> speeds;  // row_speeds of each row
+  MatX scratch;                          // (1 x longest row) one row of G, zero between rows
 };
+
+// The dependent speeds at G (001 eq 11): dense_affordable, by column-pivoted QR
+// (dependent_speeds); else by SuiteSparseQR, unless the block it picks is worse conditioned than
+// kSparseConditionLimit.
+std::vector<int> choose_dependent_speeds(const SparseMat& G, const std::vector<bool>& fixed) {
+  if (dense_affordable(G)) return dependent_speeds(MatX(G), fixed);
+  std::vector<int> dep = sparse_dependent_speeds(G, fixed);
+  Spqr qr;
+  qr.setPivotThreshold(pivot_threshold(max_abs(G)));
+  qr.compute(columns_of(G, dep));
+  if (condition_estimate(qr) <= kSparseConditionLimit) return dep;
+  return dependent_speeds(MatX(G), fixed);
+}
+
+// x of least ‖G_d x − b‖₂ (G_d: G's columns dep): minimum-norm by complete orthogonal
+// decomposition where dense_affordable, else SuiteSparseQR's basic solution (the same where G_d
+// has full column rank, as it has away from singular configurations).
+VecX solve_dependent(const SparseMat& G, const std::vector<int>& dep, const VecX& b) {
+  if (dense_affordable(G)) return factor(columns_of(MatX(G), dep)).solve(b);
+  Spqr qr;
+  qr.setPivotThreshold(pivot_threshold(max_abs(G)));
+  qr.compute(columns_of(G, dep));
+  return qr.basic_solution(b);
+}
 
 std::vector<int> complement(const std::vector<int>& dep, int nv) {
   std::vector<int> out;
@@ -169,7 +315,7 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
   // Partition at q0 (001 eq 11), from the kept (independent) rows.
   const std::vector<bool> fixed =
       settings.fixed_speeds.empty() ? marked_independent_speeds(model) : settings.fixed_speeds;
-  std::vector<int> dep = dependent_speeds(Evaluator(model, cons).jacobian(res.q), fixed);
+  std::vector<int> dep = choose_dependent_speeds(Evaluator(model, cons).jacobian(res.q), fixed);
 
   // Positions (001 eq 12-13): Δu_d = −G_d⁺ Φ, step halved until ‖Φ‖₂ decreases.
   VecX phi = ev.phi(res.q);
@@ -179,7 +325,7 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
       stalled = true;
       break;
     }
-    const VecX step_d = -factor(columns_of(ev.jacobian(res.q), dep)).solve(phi);
+    const VecX step_d = -solve_dependent(ev.jacobian(res.q), dep, phi);
     VecX du = VecX::Zero(nv);
     for (std::size_t c = 0; c < dep.size(); ++c) du(dep[c]) = step_d(c);
     ++res.iterations;
@@ -213,10 +359,10 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
   }
 
   // Velocities (001 eq 14): G_d u_d = −G_i u_i at the assembled q.
-  const MatX G = ev.jacobian(res.q);
-  const double scale = velocity_scale(G, u0);
+  const SparseMat G = ev.jacobian(res.q);
+  const double scale = std::max(1.0, max_abs(G) * inf_norm(u0));  // velocity_scale
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (attempt == 1) dep = dependent_speeds(G, fixed);  // G_d lost rank since q0
+    if (attempt == 1) dep = choose_dependent_speeds(G, fixed);  // G_d lost rank since q0
     VecX u = u0;
     for (int k : dep) u(k) = 0.0;
     if (dep.empty()) {
@@ -224,7 +370,7 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
       res.velocity_residual = inf_norm(G * u);
       break;
     }
-    const VecX ud = factor(columns_of(G, dep)).solve(VecX(-(G * u)));
+    const VecX ud = solve_dependent(G, dep, VecX(-(G * u)));
     for (std::size_t c = 0; c < dep.size(); ++c) u(dep[c]) = ud(c);
     res.u = u;
     res.velocity_residual = inf_norm(G * u);

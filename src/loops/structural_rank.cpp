@@ -2,12 +2,12 @@
 #include "loopdyn/loops/structural_rank.hpp"
 
 #include <Eigen/QR>
-#include <Eigen/SPQRSupport>
 #include <algorithm>
 #include <limits>
 #include <random>
 
 #include "loops/constraint_rows.hpp"
+#include "loops/sparse_qr.hpp"
 #include "loopdyn/core/linalg.hpp"
 
 namespace loopdyn {
@@ -30,7 +30,8 @@ VecX random_configuration(const Model& model, std::mt19937_64& rng) {
   return q;
 }
 
-using SparseMat = Eigen::SparseMatrix<double>;
+using detail::SparseMat;
+using detail::Spqr;
 
 // Largest n · m · min(n, m) (n active speeds, m rows) for which the kept rows are chosen by a
 // dense column-pivoted QR of Gᵀ, about that many flops: a few hundred speeds.
@@ -53,16 +54,9 @@ constexpr double kRobustBudget = 5e7;
 // the kept rows K are independent, every other row lies in their span to that threshold, and with
 // Gᵀ P = Q R, G_K = R₁₁ᵀ Q₁ᵀ (Q₁: the first |K| columns of Q): the minimum-norm solution of
 // G_K du = b is du = Q₁ R₁₁⁻ᵀ b, and I − Q₁ Q₁ᵀ projects onto the null space of G.
-// SuiteSparseQR returns no column permutation where its order is the identity, which
-// Eigen::SPQR::colsPermutation() would read through a null pointer.
-class Spqr : public Eigen::SPQR<SparseMat> {
- public:
-  /// The column of the factored matrix at place j of R.
-  Eigen::Index column(Eigen::Index j) const { return m_E ? static_cast<Eigen::Index>(m_E[j]) : j; }
-};
-
+// (detail::Spqr, sparse_qr.hpp, exposes the column order.)
 class RowRank {
-  using RFactor = Eigen::SPQR<SparseMat>::MatrixType;  // R's storage (SuiteSparse's index type)
+  using RFactor = Spqr::RFactor;
 
  public:
   // `rows` must outlive this object.

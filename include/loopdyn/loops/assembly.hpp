@@ -7,16 +7,21 @@
 // columns), the nv − r others are independent and keep their given values. Speeds the user marks
 // as fixed are offered last: QR first picks pivots among the unfixed columns, then, only if those
 // do not reach rank r, among the fixed ones (after projecting out the columns already chosen).
+// Large G (beyond about 1e8 flops of dense factorization, a few hundred rows and speeds): G is
+// kept sparse and SuiteSparseQR picks the pivot columns (its rank detection, at the same
+// threshold, in a fill-reducing order), as long as the block it picks has an estimated
+// condition number up to 1e8; else the dense choice above is made.
 //
 // Position (001 eq 12-13): damped Gauss-Newton in speed space on the dependent speeds,
 //     Δu_d = −G_d⁺ Φ(q),   q ← integrate_q(q, α Δu),   α = 1, ½, ¼, ... until ‖Φ‖₂ decreases,
-// with G_d⁺ the minimum-norm least-squares inverse (complete orthogonal decomposition), so rank
-// loss at a singular configuration or rows that are redundant there do not break the step.
+// with G_d⁺ the minimum-norm least-squares inverse (complete orthogonal decomposition; for a large
+// G, SuiteSparseQR's basic least-squares solution, the same where G_d keeps full column rank), so
+// rank loss at a singular configuration or rows that are redundant there do not break the step.
 // Converged when ‖Φ‖∞ ≤ tolerance (Φ mixes lengths [m] from `along` rows and cosines from `dot`
 // rows, see constraints.hpp). Φ here includes the structurally redundant rows the Constraints
 // dropped: they hold at a closed configuration, and a root of the kept rows alone may lie on a
-// branch where a loop is not closed. Each iteration costs one G (O(m·nv)) and one O(m³)
-// factorization; the damping only ever shortens the step, so a loop that cannot close ends at a
+// branch where a loop is not closed. Each iteration costs one G (O(nonzeros)) and one
+// factorization (O(m³) dense); the damping only ever shortens the step, so a loop that cannot close ends at a
 // least-squares minimum of ‖Φ‖ and is reported.
 //
 // Velocity (001 eq 14): G_d u_d = −G_i u_i at the assembled q, by least squares. If G_d has lost

@@ -1,0 +1,37 @@
+// SuiteSparseQR through Eigen::SPQR, for the loops layer's sparse factorizations (the structural
+// rank check, structural_rank.cpp; the partition and Newton steps of large assemblies,
+// assembly.cpp). Private to the loops layer, which links SuiteSparse.
+#pragma once
+
+#include <Eigen/SPQRSupport>
+#include <Eigen/SparseCore>
+
+namespace loopdyn::detail {
+
+using SparseMat = Eigen::SparseMatrix<double>;
+
+/// Eigen::SPQR with its column permutation readable. SuiteSparseQR (multifrontal, in a
+/// fill-reducing column order, with Heath's rank detection) keeps a column when its part outside
+/// the span of the columns kept before it is longer than the pivot threshold and moves the others
+/// after them, so places 0 .. rank − 1 hold the kept columns. It returns no permutation where its
+/// order is the identity, which Eigen::SPQR::colsPermutation() would read through a null pointer.
+class Spqr : public Eigen::SPQR<SparseMat> {
+ public:
+  using RFactor = Eigen::SPQR<SparseMat>::MatrixType;  // R's storage (SuiteSparse's index type)
+  /// The column of the factored matrix at place j of R.
+  Eigen::Index column(Eigen::Index j) const { return m_E ? static_cast<Eigen::Index>(m_E[j]) : j; }
+  /// The x of least ‖A x − b‖₂ that is zero on the columns not kept: Qᵀ b, back substitution
+  /// with R's leading rank x rank block, the column order undone (Eigen::SPQR::solve reads the
+  /// permutation's null pointer where the order is the identity).
+  Eigen::VectorXd basic_solution(const Eigen::VectorXd& b) const {
+    const Eigen::Index rank = this->rank();
+    Eigen::VectorXd y = matrixQ().transpose() * b;
+    const RFactor R = matrixR();  // a copy (Eigen::SPQR returns it by value)
+    const Eigen::VectorXd z = R.topLeftCorner(rank, rank).triangularView<Eigen::Upper>().solve(y.head(rank));
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(cols());
+    for (Eigen::Index j = 0; j < rank; ++j) x(column(j)) = z(j);
+    return x;
+  }
+};
+
+}  // namespace loopdyn::detail
