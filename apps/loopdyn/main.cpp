@@ -77,8 +77,13 @@ std::string initial_state_line(const Model& model, const StartState& s) {
   }
   if (!s.assembly) return {};
   const AssemblyResult& a = *s.assembly;
+  // The first kShownSpeeds named, the others counted (a 1365-square chain has 1366).
+  constexpr std::size_t kShownSpeeds = 8;
   std::string independent;
-  for (int k : a.independent_speeds) independent.append(independent.empty() ? "" : ", ").append(speed_name(model, k));
+  for (std::size_t k = 0; k < a.independent_speeds.size() && k < kShownSpeeds; ++k)
+    independent.append(k ? ", " : "").append(speed_name(model, a.independent_speeds[k]));
+  if (a.independent_speeds.size() > kShownSpeeds)
+    independent.append(" and ").append(std::to_string(a.independent_speeds.size() - kShownSpeeds)).append(" more");
   std::snprintf(line, sizeof line, "assembled   %d iterations, position residual %.3g, velocity residual %.3g; ",
                 a.iterations, a.position_residual, a.velocity_residual);
   return std::string(line).append("independent speeds: ").append(independent.empty() ? "none" : independent).append("\n");
