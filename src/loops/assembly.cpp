@@ -217,6 +217,7 @@ struct Evaluator {
 std::vector<int> choose_dependent_speeds(const SparseMat& G, const std::vector<bool>& fixed) {
   if (dense_affordable(G)) return dependent_speeds(MatX(G), fixed);
   std::vector<int> dep = sparse_dependent_speeds(G, fixed);
+  if (dep.empty()) return dep;  // G ≈ 0: nothing to condition
   Spqr qr;
   qr.setPivotThreshold(pivot_threshold(max_abs(G)));
   qr.compute(columns_of(G, dep));
