@@ -60,6 +60,15 @@ TEST(Spatial, ActInertiaEqualsSixBySixProducts) {
   EXPECT_TRUE(near(T.act_inertia(I), X.inverse().transpose() * I * X.inverse(), tol * 10));
 }
 
+// axis_rotation's two paths (a frame axis, any unit axis) against Eigen's AngleAxis.
+TEST(Spatial, AxisRotationMatchesAngleAxis) {
+  Random r;
+  for (const Vec3& axis : {Vec3(Vec3::UnitX()), Vec3(Vec3::UnitY()), Vec3(Vec3::UnitZ()),
+                           Vec3(test::random_vec(r.rng, 1.0).normalized())})
+    for (double q : {-2.9, 0.0, 0.4, 1.3})
+      EXPECT_TRUE(near(axis_rotation(axis, q), Eigen::AngleAxisd(q, axis).toRotationMatrix(), tol)) << axis.transpose() << ", " << q;
+}
+
 TEST(Spatial, RigidInertiaGivesKineticEnergyAboutTheCentreOfMass) {
   Random r;
   const double mass = 2.5;

@@ -97,6 +97,19 @@ Vec3 unit_axis(const JointSpec& j, const Vec3& axis, const char* key) {
 
 bool is_identity(const Transform& T) { return T.p.isZero(0.0) && T.R.isIdentity(0.0); }
 
+// ModelJoint::unit_axis: revolute and prismatic joints have a constant subspace, [axis; 0] and
+// [0; axis]; it is e_k when the child frame is the joint frame and the axis a frame axis.
+int unit_subspace_axis(const ModelJoint& mj) {
+  if (!mj.child_frame_identity) return -1;
+  Vec6 s;
+  if (const auto* r = std::get_if<Revolute>(&mj.joint)) s << r->axis, Vec3::Zero();
+  else if (const auto* p = std::get_if<Prismatic>(&mj.joint)) s << Vec3::Zero(), p->axis;
+  else return -1;
+  for (int k = 0; k < 6; ++k)
+    if (s(k) == 1.0 && s.squaredNorm() == 1.0) return k;
+  return -1;
+}
+
 void check_frame(const JointSpec& j, const Transform& T, const char* key) {
   if (!T.R.allFinite() || !T.p.allFinite()) fail(j.where, "joint '" + j.name + "': " + key + " is not finite");
   if (!(T.R.transpose() * T.R).isIdentity(1e-9) || T.R.determinant() < 0.0)
@@ -310,6 +323,7 @@ Model detail::build_tree(const Mechanism& mech) {
     m.joints.push_back(ModelJoint{js.name, kernel[j], m.parent.back(), i, js.parent_frame, js.child_frame,
                                   is_identity(js.child_frame), js.parent_frame.R.isIdentity(0.0), js.where,
                                   js.independent});
+    m.joints.back().unit_axis = unit_subspace_axis(m.joints.back());
     const int nq = joint_nq(kernel[j]), nv = joint_nv(kernel[j]);
     m.q_index.push_back(m.nq);
     m.v_index.push_back(m.nv);

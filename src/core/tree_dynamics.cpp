@@ -7,6 +7,7 @@
 
 #include <Eigen/Cholesky>
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace loopdyn {
@@ -202,6 +203,22 @@ void accelerate_aggregated(const Model& model, AbaData& d, AggregatedBodyData& g
   }
 }
 
+std::runtime_error singular_joint(const Model& model, int i) {
+  return std::runtime_error("articulated inertia is singular at joint '" + model.joints[i].name +
+                            "' (the bodies it carries have no inertia along its motion)");
+}
+
+// Table 7.1's U = Ia S, D = Sᵀ U and Ia_proj = Ia − U D⁻¹ Uᵀ for S = e_k (ModelJoint::unit_axis):
+// U is column k of Ia and D its k-th entry, with no product.
+void project_unit_axis(const Model& model, AbaData& d, int i) {
+  auto U = d.U.col(model.v_index[i]);
+  U = d.Ia[i].col(model.joints[i].unit_axis);
+  const double D = U(model.joints[i].unit_axis);
+  if (!(D > 0.0) || !std::isfinite(D)) throw singular_joint(model, i);
+  d.Dinv[i](0, 0) = 1.0 / D;
+  d.Ia_proj[i].noalias() = d.Ia[i] - (d.Dinv[i](0, 0) * U) * U.transpose();
+}
+
 // Backward sweep of articulated inertias (Featherstone Table 7.1; Jain 002 eq 42, and eq 50 at
 // an aggregated body, which is visited at its top body, after every body below it).
 void factor_sweep(const Model& model, AbaData& d, AggregatedTreeData* tree) {
@@ -213,7 +230,10 @@ void factor_sweep(const Model& model, AbaData& d, AggregatedTreeData* tree) {
     }
     for_joint(model, i, [&](auto nv) {
       constexpr int NV = decltype(nv)::value;
-      d.Ia_proj[i] = d.Ia[i];
+      if constexpr (NV == 0) d.Ia_proj[i] = d.Ia[i];
+      if constexpr (NV == 1) {
+        if (model.joints[i].unit_axis >= 0) return project_unit_axis(model, d, i);
+      }
       if constexpr (NV > 0) {
         const auto S = d.kin.S.template middleCols<NV>(model.v_index[i]);
         auto U = d.U.template middleCols<NV>(model.v_index[i]);
@@ -221,12 +241,10 @@ void factor_sweep(const Model& model, AbaData& d, AggregatedTreeData* tree) {
         U.noalias() = d.Ia[i] * S;
         const Eigen::Matrix<double, NV, NV> D = S.transpose() * U;
         const Eigen::LLT<Eigen::Matrix<double, NV, NV>> llt(D);
-        if (llt.info() != Eigen::Success || !D.allFinite())
-          throw std::runtime_error("articulated inertia is singular at joint '" + model.joints[i].name +
-                                   "' (the bodies it carries have no inertia along its motion)");
+        if (llt.info() != Eigen::Success || !D.allFinite()) throw singular_joint(model, i);
         auto Dinv = d.Dinv[i].template topLeftCorner<NV, NV>();
         Dinv = llt.solve(Eigen::Matrix<double, NV, NV>::Identity());
-        d.Ia_proj[i].noalias() -= U * Dinv * U.transpose();
+        d.Ia_proj[i].noalias() = d.Ia[i] - U * Dinv * U.transpose();
       }
     });
     const int p = model.parent[i];

@@ -26,6 +26,10 @@ struct ModelJoint {
   bool parent_frame_unrotated = true;  ///< parent_frame.R is the identity (saves a 3x3 product per sweep)
   std::string where;
   bool independent = false;        ///< tree joint whose speeds the user wants independent
+  /// k in 0..5 when the joint's motion subspace is the unit vector e_k in the child body frame
+  /// (revolute or prismatic along a frame axis, child frame identity), else -1: the ABA then
+  /// reads U = Ia S as a column of Ia (tree_dynamics.cpp).
+  int unit_axis = -1;
 };
 
 struct ModelMarker {

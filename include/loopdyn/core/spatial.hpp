@@ -15,6 +15,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>
+#include <cmath>
 
 namespace loopdyn {
 
@@ -107,27 +108,71 @@ struct Transform {
   }
 
   /// Spatial inertia (or articulated inertia) expressed in B, re-expressed in A:
-  /// I_A = X* I_B X⁻¹ with X the motion transform B → A. Done on 3x3 blocks
-  /// (I = [A Bc; Bcᵀ C]) instead of two 6x6 products.
+  /// I_A = X* I_B X⁻¹ with X the motion transform B → A. On 3x3 blocks I = [A Bc; Bcᵀ C] (A, C
+  /// symmetric): rotated, R A Rᵀ etc., then shifted by p with P = p×:
+  /// [A − Bc P − (Bc P)ᵀ − P C P, Bc + P C; ·, C]. The products with P are cross products
+  /// (row i of M P is (Mᵢ × p)ᵀ), and only the lower triangles of the symmetric blocks are formed:
+  /// about 190 multiplications instead of 243 for nine general 3x3 products.
   Mat6 act_inertia(const Mat6& I) const {
-    const Mat3 A = R * I.topLeftCorner<3, 3>() * R.transpose();
+    const Mat3 C = rotate_symmetric(I.bottomRightCorner<3, 3>());
+    const Mat3 A = rotate_symmetric(I.topLeftCorner<3, 3>());
     const Mat3 Bc = R * I.topRightCorner<3, 3>() * R.transpose();
-    const Mat3 C = R * I.bottomRightCorner<3, 3>() * R.transpose();
-    const Mat3 P = skew(p);
-    const Mat3 PC = P * C;
-    const Mat3 BP = Bc * P;
+    Mat3 PC, BP;
+    for (int k = 0; k < 3; ++k) {
+      PC.col(k) = p.cross(C.col(k));
+      BP.row(k) = Vec3(Bc.row(k).transpose()).cross(p).transpose();
+    }
     Mat6 out;
-    out.topLeftCorner<3, 3>() = A - BP - BP.transpose() - PC * P;
+    for (int c = 0; c < 3; ++c)
+      for (int r = c; r < 3; ++r) {
+        // (P C P)(r, c) = row r of P C, crossed with p, component c.
+        const Vec3 pc = PC.row(r).transpose();
+        const double pcp = pc((c + 1) % 3) * p((c + 2) % 3) - pc((c + 2) % 3) * p((c + 1) % 3);
+        out(r, c) = out(c, r) = A(r, c) - BP(r, c) - BP(c, r) - pcp;
+      }
     out.topRightCorner<3, 3>() = Bc + PC;
     out.bottomLeftCorner<3, 3>() = out.topRightCorner<3, 3>().transpose();
     out.bottomRightCorner<3, 3>() = C;
     return out;
   }
+
+ private:
+  /// R S Rᵀ for a symmetric S: the lower triangle of (R S) Rᵀ, mirrored.
+  template <class M>
+  Mat3 rotate_symmetric(const M& S) const {
+    const Mat3 RS = R * S;
+    Mat3 out;
+    for (int c = 0; c < 3; ++c)
+      for (int r = c; r < 3; ++r) out(r, c) = out(c, r) = RS.row(r).dot(R.row(c));
+    return out;
+  }
 };
 
-/// Rotation about a unit axis by angle q (right-handed).
+/// Rotation about a unit axis by angle q (right-handed): Rodrigues' formula
+/// R = cos q 1 + sin q [a]× + (1 − cos q) a aᵀ, from one sine and one cosine of the same angle
+/// (which the compiler turns into one sincos call); about a frame axis e_k, only the plane of the
+/// two other axes turns.
 inline Mat3 axis_rotation(const Vec3& axis, double q) {
-  return Eigen::AngleAxisd(q, axis).toRotationMatrix();
+  const double s = std::sin(q), c = std::cos(q);
+  for (int k = 0; k < 3; ++k) {
+    if (axis(k) != 1.0) continue;
+    const int i = (k + 1) % 3, j = (k + 2) % 3;
+    Mat3 R = Mat3::Identity();
+    R(i, i) = R(j, j) = c;
+    R(j, i) = s;
+    R(i, j) = -s;
+    return R;
+  }
+  Mat3 R = (1.0 - c) * axis * axis.transpose();
+  R.diagonal().array() += c;
+  const Vec3 sa = s * axis;
+  R(0, 1) -= sa.z();
+  R(1, 0) += sa.z();
+  R(0, 2) += sa.y();
+  R(2, 0) -= sa.y();
+  R(1, 2) -= sa.x();
+  R(2, 1) += sa.x();
+  return R;
 }
 
 /// URDF roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll).
