@@ -14,6 +14,7 @@ packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libcli11-dev nlohmann-jso
           python3-pandas python3-matplotlib  # the README's Python lines (to_pandas) and examples/quickstart.py's plot
           liburdfdom-dev libconsole-bridge-dev  # URDF: urdfdom (tinyxml2 below reads <loop_joint>)
           libmujoco-dev libtinyxml2-dev libmujoco-samples  # MJCF: MuJoCo, tinyxml2; the samples for tests
+          libmuparser-dev  # drives: motions as expressions of t
           libjs-three)
 if [ "${1:-}" = "--test" ]; then
   packages+=(chromium)

@@ -86,6 +86,14 @@ inline void expect_same(const Mechanism& a, const Mechanism& b) {
       EXPECT_EQ(x.terms[t].coefficient, y.terms[t].coefficient) << x.name;
     }
   }
+  ASSERT_EQ(a.drives.size(), b.drives.size());
+  for (std::size_t k = 0; k < a.drives.size(); ++k) {
+    const TimeFunction::Form x = a.drives[k].motion.form(), y = b.drives[k].motion.form();
+    EXPECT_EQ(a.drives[k].joint, b.drives[k].joint);
+    EXPECT_EQ(x.kind, y.kind) << a.drives[k].joint;
+    EXPECT_EQ(x.numbers, y.numbers) << a.drives[k].joint;
+    EXPECT_EQ(x.texts, y.texts) << a.drives[k].joint;
+  }
   EXPECT_TRUE(b.callbacks.empty());
 }
 

@@ -117,7 +117,7 @@ struct Check {
   double phi(const VecX& q) {
     update_positions(m, kin, q);
     VecX out(all.rows());
-    constraint_position(m, all, kin, d, out);
+    constraint_position(m, all, kin, 0.0, d, out);
     return out.size() ? out.cwiseAbs().maxCoeff() : 0.0;
   }
   MatX G(const VecX& q) {

@@ -48,7 +48,7 @@ struct Eval {
   VecX phi(const VecX& q) {
     at(q, VecX::Zero(m.nv));
     VecX out(cons.rows());
-    constraint_position(m, cons, kin, d, out);
+    constraint_position(m, cons, kin, 0.0, d, out);
     return out;
   }
   MatX G(const VecX& q) {
@@ -60,7 +60,7 @@ struct Eval {
   VecX gamma(const VecX& q, const VecX& u) {
     at(q, u);
     VecX out(cons.rows());
-    constraint_bias(m, cons, kin, d, out);
+    constraint_bias(m, cons, kin, 0.0, d, out);
     return out;
   }
 };

@@ -307,7 +307,7 @@ TEST(SpatialLadder, StateClosesEveryLoopWithTwoDof) {
     ConstraintData cd(m);
     VecX phi_all(all.rows());
     MatX G_all(all.rows(), m.nv);
-    constraint_position(m, all, kin, cd, phi_all);
+    constraint_position(m, all, kin, 0.0, cd, phi_all);
     constraint_jacobian(m, all, kin, cd, G_all);
     EXPECT_LE(phi_all.cwiseAbs().maxCoeff(), 1e-12);
     EXPECT_LE((G_all * s.u).cwiseAbs().maxCoeff(), 1e-12);

@@ -803,6 +803,18 @@ TEST(ModelFileWriter, EveryBundledModelRoundTrips) {
   EXPECT_GE(n, 10);
 }
 
+// Every kind of drive motion is written back as given (a `speed` as its polynomial).
+TEST(ModelFileWriter, DrivesRoundTrip) {
+  Mechanism m = loopdyn::parse_mechanism(two_links, "t.yaml");
+  using loopdyn::TimeFunction;
+  m.drives = {{"j1", TimeFunction::sine(0.5, 2.0, 0.25, 0.1), ""},
+              {"j2", TimeFunction::table({0.0, 0.5, 1.0}, {0.0, 0.2, 0.1}), ""}};
+  expect_round_trip(m, false);  // two drives on a two-link chain: the file is valid, the model has no freedom
+  m.drives = {{"j1", TimeFunction::polynomial({0.1, 2.0, -0.5}), ""},
+              {"j2", TimeFunction::expression("0.2*sin(t)", "0.2*cos(t)"), ""}};
+  expect_round_trip(m, false);
+}
+
 TEST(ModelFileWriter, GeneratedMechanismsRoundTrip) {
   using loopdyn::LadderLayout;
   for (LadderLayout layout : {LadderLayout::serial, LadderLayout::comb, LadderLayout::comb_parents_first})

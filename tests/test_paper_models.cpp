@@ -67,14 +67,14 @@ Closure closure_at(const Model& m, const VecX& q, const VecX& u) {
   const Constraints& cons = m.loops().constraints;
   ConstraintData d(m);
   c.phi.resize(cons.rows());
-  constraint_position(m, cons, kin, d, c.phi);
+  constraint_position(m, cons, kin, 0.0, d, c.phi);
   MatX G(cons.rows(), m.nv);
   constraint_jacobian(m, cons, kin, d, G);
   c.velocity = G * u;
   const Constraints& all = m.loops().unreduced;
   ConstraintData d_all(m);
   c.phi_all.resize(all.rows());
-  constraint_position(m, all, kin, d_all, c.phi_all);
+  constraint_position(m, all, kin, 0.0, d_all, c.phi_all);
   return c;
 }
 

@@ -107,7 +107,7 @@ TEST(Projection, VelocityCorrectionIsTheMassOrthogonalProjectionOntoKerG) {
     const VecX u0 = s.u + test::random_vector(m.nv, rng, 0.5);
     VecX u = u0;
     Projector p(m, m.loops().constraints);
-    p.project_velocities(s.q, u);
+    p.project_velocities(0.0, s.q, u);
     const auto [phi, G, gamma] = test::constraint_values(m, s.q, u);
     const MatX M = mass_matrix(m, s.q), N = null_space(G);
     const VecX du = u - u0;
@@ -259,7 +259,7 @@ TEST(Projection, StructurallyRedundantRowsGiveTheSameResultAsTheReducedSet) {
     ConstraintData d(m);
     VecX phi(all.rows());
     MatX G(all.rows(), m.nv);
-    constraint_position(m, all, kin, d, phi);
+    constraint_position(m, all, kin, 0.0, d, phi);
     constraint_jacobian(m, all, kin, d, G);
     EXPECT_LE(inf_norm(phi), 1e-10) << "theta " << theta;
     EXPECT_LE(inf_norm(G * u2), velocity_bound(G, u2, 1e-10)) << "theta " << theta;

@@ -242,5 +242,15 @@ TEST(Rcr, LoopsThatMustBeSolvedTogetherGetAnError) {
   }
 }
 
+// A coupling of joints that an earlier loop already acts on leaves rcr nothing to solve it for:
+// its scope check said so only after a singular value decomposition of no column, which crashed.
+TEST(Rcr, ACouplingOnAClosedLoopsJointsIsOutOfScope) {
+  Mechanism m = load_mechanism(std::string(LOOPDYN_SOURCE_DIR) + "/models/fourbar_anderson.yaml");
+  m.couplings.push_back({"hold", {{"crank_pivot", 1.0}}, 1.0471975511965976, ""});
+  const Model model = Model::build(m);
+  const std::string problem = Rcr::out_of_scope(model, model.q0);
+  EXPECT_NE(problem.find("hold"), std::string::npos) << problem;
+}
+
 }  // namespace
 }  // namespace loopdyn

@@ -74,7 +74,7 @@ TEST(SquareChain, BarsCornersLoopsAndDegreesOfFreedom) {
     EXPECT_LT((end_of(m, kin, "v0_" + std::to_string(k)) - Vec3(k, -1, 0)).norm(), kExact);
     VecX phi(m.loops().unreduced.rows());
     ConstraintData d(m);
-    constraint_position(m, m.loops().unreduced, kin, d, phi);
+    constraint_position(m, m.loops().unreduced, kin, 0.0, d, phi);
     EXPECT_LT(phi.cwiseAbs().maxCoeff(), kExact) << k;
   }
   EXPECT_THROW(square_chain_mechanism(0), std::invalid_argument);

@@ -184,9 +184,9 @@ ConstraintValues rows_at(const Model& m, const Constraints& cons, const VecX& q,
   update_velocities(m, kin, q, u);
   ConstraintData cd(m);
   ConstraintValues v{VecX(cons.rows()), MatX(cons.rows(), m.nv), VecX(cons.rows())};
-  constraint_position(m, cons, kin, cd, v.phi);
+  constraint_position(m, cons, kin, 0.0, cd, v.phi);
   constraint_jacobian(m, cons, kin, cd, v.G);
-  constraint_bias(m, cons, kin, cd, v.gamma);
+  constraint_bias(m, cons, kin, 0.0, cd, v.gamma);
   return v;
 }
 }  // namespace

@@ -58,7 +58,7 @@ class ToyLagrange final : public Formulation {
     const Eigen::LLT<MatX> llt(M_);
     if (cons_.rows() > 0) {
       constraint_jacobian(model_, cons_, kin_, cons_data_, G_);
-      constraint_bias(model_, cons_, kin_, cons_data_, gamma_);
+      constraint_bias(model_, cons_, kin_, t, cons_data_, gamma_);
       const MatX MinvGt = llt.solve(G_.transpose());
       A_.noalias() = G_ * MinvGt;
       A_.diagonal().array() += settings_.compliance;

@@ -251,7 +251,7 @@ int simulate(const SimulateOptions& o) {
                 (e1 - e0) / std::max(std::abs(e0), 1e-300));
     if (const auto w = std::find(traj.columns.begin(), traj.columns.end(), "work"); w != traj.columns.end()) {
       const double work = traj.rows.back()(w - traj.columns.begin());
-      std::printf("work        %.9g J by the non-conservative forces (dampers, joint and body forces); energy - work "
+      std::printf("work        %.9g J by the non-conservative forces (dampers, joint and body forces, drives); energy - work "
                   "changed by %.3g J\n", work, e1 - e0 - work);
     }
   }
@@ -294,6 +294,10 @@ int info(const std::string& path, bool as_json) {
                 << " may replace a kept row along the motion";
     std::cout << ")\n";
   }
+  if (!d["drives"].empty()) std::cout << "  drives (" << d["drives"].size() << "):\n";
+  for (const auto& j : d["drives"])
+    std::cout << "    '" << j["joint"].get<std::string>() << "': q = " << j["motion"].get<std::string>() << " (column "
+              << j["name"].get<std::string>() << ")\n";
   std::cout << "  nq = " << d["nq"] << ", nv = " << d["nv"] << "\n  DOF (Gruebler-Kutzbach) = " << d["dof_gruebler"]
             << "\n  DOF (nv - rank of loop Jacobian at the initial state) = " << d["dof_rank"] << " (rank "
             << d["loop_jacobian_rank"] << " of " << d["constraints"] << " independent rows; "

@@ -360,7 +360,8 @@ Model detail::build_tree(const Mechanism& mech) {
   for (const CouplingSpec& cs : mech.couplings) {
     const std::string who = "constraint '" + cs.name + "': ";
     if (cs.terms.empty()) fail(cs.where, who + "has no terms");
-    ModelCoupling c{cs.name, {}, cs.value};
+    if (!std::isfinite(cs.value)) fail(cs.where, who + "value is not finite");
+    ModelCoupling c{cs.name, {}, TimeFunction::constant(cs.value)};
     for (const CouplingSpec::Term& t : cs.terms) {
       const auto it = joint_of.find(t.joint);
       if (it == joint_of.end()) fail(cs.where, who + "unknown joint '" + t.joint + "'");
@@ -373,9 +374,34 @@ Model detail::build_tree(const Mechanism& mech) {
       if (!std::isfinite(t.coefficient)) fail(cs.where, who + "coefficient is not finite");
       c.terms.push_back({b, m.q_index[b], m.v_index[b], t.coefficient});
     }
-    if (!std::isfinite(cs.value)) fail(cs.where, who + "value is not finite");
     m.dof_gruebler -= 1;
     m.couplings.push_back(std::move(c));
+  }
+
+  // Drives: q(joint) = motion(t), a coupling of one term whose value moves. Runs start at t = 0.
+  for (const DriveSpec& d : mech.drives) {
+    const std::string who = "drive on joint '" + d.joint + "': ";
+    const auto it = joint_of.find(d.joint);
+    if (it == joint_of.end()) fail(d.where, who + "unknown joint");
+    const int ch = child_of[it->second];
+    if (ch < 0 || tree_joint[ch] != it->second)
+      fail(d.where, who + "it closes a loop and has no coordinate to prescribe; drive a tree joint of the loop "
+                          "instead, or mark this one `cut: false` and another `cut: true`");
+    const int b = model_of[ch];
+    if (m.nq_joint[b] != 1 || m.nv_joint[b] != 1)
+      fail(d.where, who + "only joints of one coordinate (revolute, prismatic) can be driven");
+    for (const ModelCoupling& other : m.couplings)
+      if (other.drive && other.terms[0].joint == b) fail(d.where, who + "the joint is driven twice");
+    if (!(d.motion.first_time() <= 0.0))
+      fail(d.where, who + "its motion starts at t = " + std::to_string(d.motion.first_time()) +
+                        " s, after the run's start t = 0");
+    try {
+      (void)d.motion(0.0);
+    } catch (const std::exception& e) {
+      fail(d.where, who + e.what());
+    }
+    m.dof_gruebler -= 1;
+    m.couplings.push_back({"drive." + d.joint, {{b, m.q_index[b], m.v_index[b], 1.0}}, d.motion, true});
   }
 
   // Markers.

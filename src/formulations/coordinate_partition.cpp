@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "loopdyn/loops/assembly.hpp"
+#include "loops/constraint_rows.hpp"
 
 namespace loopdyn {
 
@@ -149,12 +150,12 @@ void BlockPartition::analyse(double t, KinematicsData& kin, ConstraintData& data
   update_positions_of_block(kin);
   if (!block_.rows.empty()) {
     close_positions(t, kin, data);
-    close_velocities(u);
+    close_velocities(t, u);
     // 001 §2.2's re-selection, between steps only, so that every step integrates one right-hand
     // side, and at the closed state, which the new partition keeps: (q, u) move by round-off.
     if (between_steps && worth_choosing_again()) {
       choose(t);
-      close_velocities(u);
+      close_velocities(t, u);
     }
   }
   for (int b : block_.bodies) update_velocity(model_, kin, kin.q, u, b);
@@ -164,7 +165,7 @@ void BlockPartition::close_positions(double t, KinematicsData& kin, ConstraintDa
   const double tol = settings_.position_tolerance;
   bool rechosen_for_rank = false;
   for (;;) {
-    block_position_jacobian(model_, cons_, block_, kin, data, phi_, G_);
+    block_position_jacobian(model_, cons_, block_, kin, t, data, phi_, G_);
     if (chosen_) factor_dependent_block();
     else choose(t);
     if (inf_norm(phi_) <= tol) break;
@@ -191,9 +192,9 @@ void BlockPartition::close_positions(double t, KinematicsData& kin, ConstraintDa
   throw std::runtime_error(s.str());
 }
 
-void BlockPartition::close_velocities(Eigen::Ref<VecX> u) {
-  // Eq 14 (Φ_t = 0): G_RD u_D = −G_RI u_I, with G and the LU of G_RD at the converged q.
-  rhs_.setZero();
+void BlockPartition::close_velocities(double t, Eigen::Ref<VecX> u) {
+  // Eq 14: G_RD u_D = −G_RI u_I − Φ_t,R (Φ_t: drives), with G and the LU of G_RD at the converged q.
+  for (int i = 0; i < rank(); ++i) rhs_(i) = -detail::time_rate_row(model_, cons_.kept()[block_.rows[rows_[i]]], t);
   for (int k : independent_)
     for (int i = 0; i < rank(); ++i) rhs_(i) -= G_(rows_[i], k) * u(speeds_[k]);
   block_lu_.solve(rhs_, x_);

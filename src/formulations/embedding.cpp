@@ -51,7 +51,7 @@ void Embedding::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref
   partition_.complete(t, q, u, true);
 }
 
-void Embedding::embed() {
+void Embedding::embed(double t) {
   for (Embedded& e : embedded_) {
     BlockPartition& p = partition_.block(e.block);
     AggregatedBodyData& g = tree_.nodes[e.node];
@@ -60,7 +60,7 @@ void Embedding::embed() {
     // does not multiply the condition number of D_S = Xᵀ P X (eq 51) by cond(X)². One column has
     // no condition number to lose: it keeps eq 60's, whose β is the independent speed itself.
     if (g.X.cols() > 1) orthonormalize_columns(g.X);
-    block_bias(model_, cons_, p.block(), aba_.kin, partition_.constraint_data(), e.gamma);
+    block_bias(model_, cons_, p.block(), aba_.kin, t, partition_.constraint_data(), e.gamma);
     p.particular_solution(e.gamma, g.x);  // Ẋ θ̇ of 002 eqs 30, 61
   }
 }
@@ -78,7 +78,7 @@ void Embedding::accelerations(double t, const VecX& q_in, const VecX& u_in, Eige
   partition_.prepare(t, q_in, u_in);  // positions and velocities, loops closed node by node
   const VecX& q = partition_.state_q();
   const VecX& u = partition_.state_u();
-  embed();
+  embed(t);
   aba_factor(model_, aba_, tree_);  // 002 eq 50
   aba_velocity_products(model_, aba_);
   evaluate_forces(model_, aba_.kin, t, q, u, forces_);

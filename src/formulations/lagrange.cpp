@@ -8,7 +8,7 @@
 namespace loopdyn {
 
 LagrangeFormulation::LagrangeFormulation(const Model& model, const FormulationSettings& settings)
-    : Formulation(model), settings_(settings), rows_(model), cons_(rows_.constraints()), cons_data_(model), phi_(VecX::Zero(cons_.rows())),
+    : Formulation(model), settings_(settings), rows_(model), cons_(rows_.constraints()), cons_data_(model), phi_(VecX::Zero(cons_.rows())), phi_t_(VecX::Zero(cons_.rows())),
       G_(MatX::Zero(cons_.rows(), model.nv)), gamma_(VecX::Zero(cons_.rows())), lambda_(VecX::Zero(cons_.rows())),
       solver_(cons_.rows(), settings.rank_tolerance) {}
 
@@ -16,13 +16,17 @@ void LagrangeFormulation::complete_accepted_state(double t, Eigen::Ref<VecX> q, 
   choose_rows_again(rows_, t, q);
 }
 
-void LagrangeFormulation::evaluate_constraints(const KinematicsData& kin, const VecX& u) {
-  constraint_position(model_, cons_, kin, cons_data_, phi_);
+void LagrangeFormulation::evaluate_constraints(double t, const KinematicsData& kin, const VecX& u) {
+  constraint_position(model_, cons_, kin, t, cons_data_, phi_);
   constraint_jacobian(model_, cons_, kin, cons_data_, G_);
-  constraint_bias(model_, cons_, kin, cons_data_, gamma_);
-  // γ̄ = γ − 2α Φ̇ − β² Φ with Φ̇ = G u (001 eq 9).
+  constraint_bias(model_, cons_, kin, t, cons_data_, gamma_);
+  // γ̄ = γ − 2α Φ̇ − β² Φ with Φ̇ = G u + Φ_t (001 eq 9; Φ_t of the drives).
   const double a = settings_.baumgarte_alpha, b = settings_.baumgarte_beta;
-  if (a != 0.0) gamma_.noalias() -= 2.0 * a * (G_ * u);
+  if (a != 0.0) {
+    constraint_time_rate(model_, cons_, t, phi_t_);
+    phi_t_.noalias() += G_ * u;
+    gamma_ -= 2.0 * a * phi_t_;
+  }
   if (b != 0.0) gamma_ -= b * b * phi_;
 }
 

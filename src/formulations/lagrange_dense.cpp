@@ -26,7 +26,7 @@ void LagrangeDense::accelerations(double t, const VecX& q, const VecX& u, Eigen:
   }
   MinvQ_ = mass_llt_.solve(Q_);
   if (constraints().rows() > 0) {
-    evaluate_constraints(kin_, u);
+    evaluate_constraints(t, kin_, u);
     schur_complement(mass_llt_, G_, Y_, A_);  // A = G M⁻¹ Gᵀ (001 eq 10, range-space elimination)
     rhs_.noalias() = G_ * MinvQ_;
     rhs_ -= gamma_;

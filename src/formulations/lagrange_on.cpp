@@ -29,7 +29,7 @@ void LagrangeOn::accelerations(double t, const VecX& q, const VecX& u, Eigen::Re
   udot = eta_;
   const int m = constraints().rows();
   if (m == 0) return;
-  evaluate_constraints(aba_.kin, u);
+  evaluate_constraints(t, aba_.kin, u);
   // ζ e_r: response to the unit constraint load −Gᵀ e_r (000 eqs 25, 28, 29); load_ is zero
   // outside the row's support.
   for (int r = 0; r < m; ++r) {

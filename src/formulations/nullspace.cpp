@@ -30,7 +30,7 @@ void Nullspace::accelerations(double t, const VecX& q_in, const VecX& u_in, Eige
   crba(model_, kin, crba_, M_);
   const int r = partition_.rank(), ni = model_.nv - r;
   partition_.partial_velocity_matrix(B_);  // eq 18
-  if (r > 0) constraint_bias(model_, cons_, kin, partition_.constraint_data(), gamma_);
+  if (r > 0) constraint_bias(model_, cons_, kin, t, partition_.constraint_data(), gamma_);
   // Eq 21: rows 0..ni−1 Bᵀ M u̇ = Bᵀ Q (eq 20), rows ni.. G_R u̇ = γ_R (eq 4).
   A_.topRows(ni).noalias() = B_.transpose() * M_;
   rhs_.head(ni).noalias() = B_.transpose() * Q_;

@@ -126,7 +126,7 @@ std::string one_at_a_time_problem(const Model& model, const std::vector<LoopInfo
       const ConstraintBlock block = loop_block(model, info);
       VecX phi(block.rows.size());
       MatX G(block.rows.size(), block.columns);
-      block_position_jacobian(model, rows, block, kin, data, phi, G);
+      block_position_jacobian(model, rows, block, kin, kWithoutDrives, data, phi, G);
       const std::vector<int> speeds = block.speeds(model);
       std::vector<int> open;
       for (int c = 0; c < block.columns; ++c)
@@ -138,7 +138,8 @@ std::string one_at_a_time_problem(const Model& model, const std::vector<LoopInfo
       // lagrange-dense there: 87.8 s for 1 s of L = 256 instead of rcr's 0.3 s.
       const VecX sigma = Eigen::JacobiSVD<MatX>(G).singularValues();
       const double floor = std::sqrt(kRankTolerance) * (sigma.size() ? sigma(0) : 0.0);
-      const VecX open_sigma = Eigen::JacobiSVD<MatX>(G(Eigen::all, open)).singularValues();
+      // No open column (a coupling of joints that earlier loops act on): nothing left to solve it.
+      const VecX open_sigma = open.empty() ? VecX() : VecX(Eigen::JacobiSVD<MatX>(G(Eigen::all, open)).singularValues());
       if ((open_sigma.array() > floor).count() < (sigma.array() > floor).count())
         return not_one_at_a_time(info.name, names);
       for (int speed : speeds) earlier[speed] = 1;
@@ -289,7 +290,7 @@ void Rcr::choose(Node& node, double t, bool first) {
   const int ntheta = static_cast<int>(g.speeds.size());
   std::vector<char> assigned(ntheta, 0);
   for (Loop& loop : node.loops) {
-    block_position_jacobian(model_, rows_, loop.block, aba_.kin, cons_data_, loop.phi, loop.G);
+    block_position_jacobian(model_, rows_, loop.block, aba_.kin, kWithoutDrives, cons_data_, loop.phi, loop.G);
     choose_loop(node, loop, assigned, t);
   }
   std::vector<char> dependent(ntheta, 0);
@@ -354,7 +355,7 @@ void Rcr::reduce(Node& node) {
   g.X.setZero();
   for (int c = 0; c < static_cast<int>(node.beta.size()); ++c) g.X(node.beta[c], c) = 1.0;
   for (Loop& loop : node.loops) {
-    block_position_jacobian(model_, rows_, loop.block, aba_.kin, cons_data_, loop.phi, loop.G);
+    block_position_jacobian(model_, rows_, loop.block, aba_.kin, kWithoutDrives, cons_data_, loop.phi, loop.G);
     const int n = static_cast<int>(loop.dependent.size());
     Mat6 tau = Mat6::Identity();
     loop.indicator = 1.0;
@@ -393,7 +394,7 @@ void Rcr::remainders(Node& node) {
   AggregatedBodyData& g = tree_.nodes[node.body];
   g.x.setZero();
   for (Loop& loop : node.loops) {
-    block_bias(model_, rows_, loop.block, aba_.kin, cons_data_, loop.gamma);
+    block_bias(model_, rows_, loop.block, aba_.kin, kWithoutDrives, cons_data_, loop.gamma);
     const int n = static_cast<int>(loop.dependent.size());
     Vec6 w = Vec6::Zero();
     for (int i = 0; i < n; ++i) {

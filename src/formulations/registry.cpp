@@ -33,18 +33,18 @@ std::deque<MethodInfo>& registry() {
       {"tree", "articulated-body algorithm, trees only", "Featherstone; 002 §6", "O(n)", C::joint, false,
        &TreeFormulation::out_of_scope, &make<TreeFormulation>},
       {"lagrange-dense", "CRBA mass matrix, (n+m) KKT solve, Baumgarte", "001 §2.1", "O(n³ + m³)", C::joint, true,
-       nullptr, &make<LagrangeDense>},
+       nullptr, &make<LagrangeDense>, false, nullptr, true},
       {"lagrange-on", "\"traditional O(n)\": u̇ = η + ζλ, m×m solve", "000 §2.3-2.6", "O(n + nm² + m³)", C::joint, true,
-       nullptr, &make<LagrangeOn>},
+       nullptr, &make<LagrangeOn>, false, nullptr, true},
       {"gcp", "generalized coordinate partitioning, Newton position and velocity analysis", "001 §2.2",
-       "O(n³ + m³)", C::joint, true, nullptr, &make<Gcp>},
+       "O(n³ + m³)", C::joint, true, nullptr, &make<Gcp>, false, nullptr, true},
       {"nullspace", "partial velocity matrix B, Bᵀ M B in the independent speeds", "001 §3", "O(n³)", C::joint, true, nullptr,
-       &make<Nullspace>},
+       &make<Nullspace>, false, nullptr, true},
       {"rcr", "recursive coordinate reduction, loop by loop, velocity constraints exact; loops sharing a base",
        "000 §3-4", "O(n + m)", C::joint, true, &Rcr::out_of_scope, &make<Rcr>, false,
        &options_of<&FormulationSettings::rcr, &rcr_options>},
       {"embedding", "constraint embedding: loops folded into aggregated bodies, ABA over them", "002 §4-9",
-       "O(n) for small loops", C::joint, true, nullptr, &make<Embedding>},
+       "O(n) for small loops", C::joint, true, nullptr, &make<Embedding>, false, nullptr, true},
       {"srm", "sequential regularization: S penalty iterates, loops as body wrenches, fixed-step rk2/rk4",
        "003 §3", "O(n + m) × S", C::joint, true, nullptr, &make<Srm>, true,
        &options_of<&FormulationSettings::srm, &srm_options>},
@@ -86,13 +86,25 @@ std::vector<std::string> loop_methods() {
   return out;
 }
 
+std::string MethodInfo::scope_problem(const Model& model, const VecX& q) const {
+  for (const ModelCoupling& c : model.couplings)
+    if (c.drive && !drives) {
+      std::string with;
+      for (const MethodInfo& m : methods())
+        if (m.drives && m.implemented()) with.append(with.empty() ? "" : ", ").append(m.name);
+      return std::string(name) + " does not take drives (`" + c.name +
+             "`): its velocity analysis has no time derivative. Use " + with + ", or `method = auto`";
+    }
+  return out_of_scope ? out_of_scope(model, q) : std::string();
+}
+
 std::string methods_markdown() {
-  std::string s = "| `" + cli_flag("method") + "` | what | paper | cost per call | coordinates | multipliers | status |\n";
-  s += "|---|---|---|---|---|---|---|\n";
+  std::string s = "| `" + cli_flag("method") + "` | what | paper | cost per call | coordinates | multipliers | drives | status |\n";
+  s += "|---|---|---|---|---|---|---|---|\n";
   for (const MethodInfo& m : methods()) {
     s.append("| `").append(m.name).append("` | ").append(m.what).append(" | ").append(m.paper).append(" | ");
     s.append(m.cost).append(" | ").append(m.coordinates == Coordinates::joint ? "joint" : "absolute").append(" | ");
-    s.append(m.multipliers ? "yes" : "no").append(" | ").append(m.implemented() ? "available" : "planned").append(" |\n");
+    s.append(m.multipliers ? "yes" : "no").append(" | ").append(m.drives ? "yes" : "no").append(" | ").append(m.implemented() ? "available" : "planned").append(" |\n");
   }
   return s;
 }
@@ -102,6 +114,9 @@ std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model
   const MethodInfo& m = method_info(name);
   if (!m.implemented())
     throw ModelError("method '" + std::string(name) + "' (paper " + std::string(m.paper) + ") is not implemented yet");
+  if (!m.drives)
+    for (const ModelCoupling& c : model.couplings)
+      if (c.drive) throw ModelError(m.scope_problem(model, model.q0));
   return m.make(model, settings);
 }
 

@@ -116,7 +116,7 @@ void Srm::to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const 
 }
 
 void Srm::correct(const VecX& u) {
-  constraint_position(model_, cons_, aba_.kin, data_, phi_);
+  constraint_position(model_, cons_, aba_.kin, kWithoutDrives, data_, phi_);
   constraint_velocity(model_, cons_, aba_.kin, data_, u, phidot_);
   correction_ = (phidot_ + alpha_ * phi_) / epsilon_;
   lambda_ += correction_;  // 003 eq 3.12d
@@ -186,7 +186,7 @@ void Srm::check_convergence(double t) {
   const double norm = correction_.squaredNorm();
   if (!(norm > 0.0)) return;
   aba_factor(model_, aba_, qs_);  // the last iterate's configuration (accept's last one)
-  constraint_position(model_, cons_, aba_.kin, data_, phi_);
+  constraint_position(model_, cons_, aba_.kin, kWithoutDrives, data_, phi_);
   constraint_operator(qs_, correction_, phidot_);
   const double stiffness = correction_.dot(phidot_) / norm;
   if (stiffness >= min_stiffness_ * a_min_) return;
@@ -254,7 +254,7 @@ void Srm::joint_accelerations(double t, const VecX& x, Eigen::Ref<VecX> udot) {
   to_joint(x, qs_, us_);
   aba_factor(model_, aba_, qs_);
   aba_velocity(model_, aba_, qs_, us_);
-  constraint_position(model_, cons_, aba_.kin, data_, phi_);  // the frames, for the loop forces
+  constraint_position(model_, cons_, aba_.kin, kWithoutDrives, data_, phi_);  // the frames, for the loop forces
   lambda_ = lambda0_;
   solve(t, qs_, us_, lambda_, Bias::yes, udot);
 }
@@ -271,7 +271,7 @@ Srm::Spectrum Srm::constraint_spectrum(const VecX& q) {
   Spectrum out;
   if (m == 0) return out;
   aba_factor(model_, aba_, q);
-  constraint_position(model_, cons_, aba_.kin, data_, phi_);  // frames at q
+  constraint_position(model_, cons_, aba_.kin, kWithoutDrives, data_, phi_);  // frames at q
   // Lanczos on G M⁻¹ Gᵀ from a start vector with a component along every eigenvector (almost
   // surely), stopped when both extreme Ritz values have settled; they bound ε and the convergence
   // check, so 1e-6 relative is ample. Without reorthogonalization copies of converged Ritz values
@@ -311,7 +311,7 @@ Srm::Spectrum Srm::constraint_spectrum(const VecX& q) {
 void Srm::exact_multipliers(double t, const VecX& q, const VecX& u) {
   aba_factor(model_, aba_, q);
   aba_velocity(model_, aba_, q, u);
-  constraint_bias(model_, cons_, aba_.kin, data_, phi_);  // γ
+  constraint_bias(model_, cons_, aba_.kin, kWithoutDrives, data_, phi_);  // γ
   lambda_.setZero();
   solve(t, q, u, lambda_, Bias::yes, udot_);  // the tree's accelerations without the loops
   update_velocities(model_, aba_.kin, q, udot_);

@@ -111,6 +111,8 @@ std::string number_text(double v) {
   return std::string(buf.data(), end);
 }
 
+class MapReader;
+
 /// Converts YAML nodes into values, reporting problems as ModelError "source:line: problem".
 class Parser {
  public:
@@ -147,6 +149,8 @@ class Parser {
   MarkerSpec marker(const YAML::Node& node, int index) const;
   ForceSpec force(const YAML::Node& node, int index) const;
   CouplingSpec coupling(const YAML::Node& node, int index) const;
+  DriveSpec drive(const YAML::Node& node, int index, const std::vector<JointSpec>& joints) const;
+  TimeFunction motion(const MapReader& m, const YAML::Node& node, const JointSpec* joint) const;
 
   std::string source_;
 };
@@ -484,6 +488,64 @@ CouplingSpec Parser::coupling(const YAML::Node& node, int index) const {
   return c;
 }
 
+// A `drives:` item: a joint and its motion q(t), given by exactly one of `speed` (q = q0 + speed t,
+// q0 the joint's initial coordinate), `polynomial`, `sine`, `table` or `expression` (with optional
+// `rate` and `acceleration` expressions). Model::build resolves and checks the joint.
+DriveSpec Parser::drive(const YAML::Node& node, int index, const std::vector<JointSpec>& joints) const {
+  MapReader probe(*this, node, "drive #" + std::to_string(index + 1));
+  const std::optional<std::string> name = peek_scalar(node, "joint");
+  const MapReader m(*this, node, name ? "drive on joint " + in_quotes(*name) : probe.label());
+  m.allow({"joint", "speed", "polynomial", "sine", "table", "expression", "rate", "acceleration"});
+  DriveSpec d;
+  d.joint = m.text("joint");
+  const auto it = std::find_if(joints.begin(), joints.end(), [&](const JointSpec& j) { return j.name == d.joint; });
+  d.motion = motion(m, node, it == joints.end() ? nullptr : &*it);
+  d.where = where(node);
+  return d;
+}
+
+TimeFunction Parser::motion(const MapReader& m, const YAML::Node& node, const JointSpec* joint) const {
+  static constexpr std::string_view kinds[] = {"speed", "polynomial", "sine", "table", "expression"};
+  std::string kind;
+  for (std::string_view k : kinds)
+    if (m.optional(k).IsDefined()) {
+      if (!kind.empty()) fail(node, m.label() + " gives both " + in_quotes(kind) + " and " + in_quotes(k) + "; give one motion");
+      kind = k;
+    }
+  if (kind.empty()) fail(node, m.label() + " has no motion: give one of speed, polynomial, sine, table, expression");
+  if (kind != "expression")
+    for (std::string_view k : {"rate", "acceleration"})
+      if (m.optional(k).IsDefined()) fail(node, m.field(k) + " goes with `expression` only");
+  const YAML::Node v = m.optional(kind);
+  try {
+    if (kind == "speed") {
+      const double q0 = joint && !joint->q.empty() ? joint->q[0] : 0.0;
+      return TimeFunction::polynomial({q0, m.number("speed")});
+    }
+    if (kind == "polynomial") return TimeFunction::polynomial(to_numbers(v, m.field("polynomial"), true));
+    if (kind == "sine") {
+      const MapReader s(*this, v, m.field("sine"));
+      s.allow({"amplitude", "frequency", "phase", "offset"});
+      return TimeFunction::sine(s.number("amplitude"), s.number("frequency"), s.number("phase", 0.0), s.number("offset", 0.0));
+    }
+    if (kind == "table") {
+      if (!v.IsSequence()) fail(v, m.field("table") + " must be a list of [t, q] pairs");
+      std::vector<double> times, values;
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        const std::vector<double> p = to_numbers(v[k], m.field("table") + " (point " + std::to_string(k + 1) + ")", 2, "[t, q]", false);
+        times.push_back(p[0]);
+        values.push_back(p[1]);
+      }
+      return TimeFunction::table(std::move(times), std::move(values));
+    }
+    const auto optional_text = [&](std::string_view k) { return m.optional(k).IsDefined() ? m.text(k) : std::string(); };
+    return TimeFunction::expression(m.text("expression"), optional_text("rate"), optional_text("acceleration"));
+  } catch (const std::invalid_argument& e) {
+    if (dynamic_cast<const ModelError*>(&e)) throw;
+    fail(v, m.field(kind) + ": " + e.what());
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Document
 
@@ -504,8 +566,8 @@ Mechanism Parser::parse(const std::string& text) const {
   }
   if (!root.IsDefined() || root.IsNull()) throw ModelError(source_ + ":1: model file is empty");
   const MapReader top(*this, root, "the model file");
-  top.allow({"name", "gravity", "bodies", "joints", "markers", "forces", "constraints"},
-            {"bodies", "joints", "markers", "forces", "constraints"});
+  top.allow({"name", "gravity", "bodies", "joints", "markers", "forces", "constraints", "drives"},
+            {"bodies", "joints", "markers", "forces", "constraints", "drives"});
 
   Mechanism mech;
   if (top.optional("name").IsDefined()) mech.name = top.text("name");
@@ -515,6 +577,7 @@ Mechanism Parser::parse(const std::string& text) const {
   for_each_item(root, "markers", [&](const YAML::Node& n, int k) { mech.markers.push_back(marker(n, k)); });
   for_each_item(root, "forces", [&](const YAML::Node& n, int k) { mech.forces.push_back(force(n, k)); });
   for_each_item(root, "constraints", [&](const YAML::Node& n, int k) { mech.couplings.push_back(coupling(n, k)); });
+  for_each_item(root, "drives", [&](const YAML::Node& n, int k) { mech.drives.push_back(drive(n, k, mech.joints)); });
   return mech;
 }
 
@@ -577,6 +640,7 @@ class Writer {
   void marker(const MarkerSpec& mk);
   void force(const ForceSpec& f);
   void coupling(const CouplingSpec& c);
+  void drive(const DriveSpec& d);
 
   /// `k:` followed by a block list of `items`, each written by `item`; nothing when empty.
   template <class T, class F>
@@ -691,6 +755,31 @@ void Writer::force(const ForceSpec& f) {
 }
 
 // Terms {(joint1, ratio), (joint2, −1)} = −offset are written as a gear, anything else as linear.
+// A drive as its motion was given; `speed` is written as the polynomial it stands for.
+void Writer::drive(const DriveSpec& d) {
+  text("joint", d.joint);
+  const TimeFunction::Form f = d.motion.form();
+  if (f.kind == "polynomial") {
+    key("polynomial");
+    numbers(f.numbers.data(), f.numbers.size());
+  } else if (f.kind == "sine") {
+    key("sine") << YAML::Flow << YAML::BeginMap;
+    number("amplitude", f.numbers[0]);
+    number("frequency", f.numbers[1]);
+    number("phase", f.numbers[2], 0.0);
+    number("offset", f.numbers[3], 0.0);
+    out_ << YAML::EndMap;
+  } else if (f.kind == "table") {
+    key("table") << YAML::BeginSeq;
+    for (std::size_t k = 0; k < f.numbers.size(); k += 2) numbers(&f.numbers[k], 2);
+    out_ << YAML::EndSeq;
+  } else {
+    text("expression", f.texts[0]);
+    if (!f.texts[1].empty()) text("rate", f.texts[1]);
+    if (!f.texts[2].empty()) text("acceleration", f.texts[2]);
+  }
+}
+
 void Writer::coupling(const CouplingSpec& c) {
   if (c.terms.size() == 2 && c.terms[1].coefficient == -1.0) {
     text("type", "gear");
@@ -730,6 +819,7 @@ std::string Writer::write(const Mechanism& m) {
   section("markers", m.markers, &Writer::marker);
   section("forces", m.forces, &Writer::force);
   section("constraints", m.couplings, &Writer::coupling);
+  section("drives", m.drives, &Writer::drive);
   out_ << YAML::EndMap;
   if (!out_.good()) throw ModelError("cannot write mechanism " + in_quotes(m.name) + ": " + out_.GetLastError());
   return std::string(out_.c_str()) + "\n";

@@ -30,6 +30,10 @@ nlohmann::json describe(const Model& model) {
                      {"child", body_label(j.child)}, {"constraint_rows", 6 - joint_nv(j.joint)},
                      {"redundant_rows", dropped}, {"alternate_rows", alternates}});
   }
+  json drives = json::array();
+  for (const ModelCoupling& c : model.couplings)
+    if (c.drive)
+      drives.push_back({{"name", c.name}, {"joint", model.joints[c.terms[0].joint].name}, {"motion", c.value.describe()}});
   const RankInfo rank = constraint_rank(model, cons, model.q0);
   // 002 §4.2 aggregated bodies, with their independent speeds at the initial state.
   const AggregatedTree& agg = model.loops().aggregation;
@@ -59,6 +63,7 @@ nlohmann::json describe(const Model& model) {
           {"bodies", bodies},
           {"tree_joints", joints},
           {"loop_joints", loops},
+          {"drives", drives},
           {"nq", model.nq},
           {"nv", model.nv},
           {"loop_constraint_rows", cons.rows() + cons.dropped().size()},

@@ -177,7 +177,7 @@ struct Evaluator {
   VecX phi(const VecX& q) {
     update_positions(model, kin, q);
     VecX out(cons.rows());
-    constraint_position(model, cons, kin, data, out);
+    constraint_position(model, cons, kin, 0.0, data, out);  // runs start at t = 0 (drives)
     return out;
   }
   // G at q, each row's entries on the speeds it acts on (row_speeds): O(nnz) where a dense G
@@ -359,8 +359,10 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
     throw std::runtime_error(s.str());
   }
 
-  // Velocities (001 eq 14): G_d u_d = −G_i u_i at the assembled q.
+  // Velocities (001 eq 14): G_d u_d = −G_i u_i − Φ_t at the assembled q (Φ_t: drives at t = 0).
   const SparseMat G = ev.jacobian(res.q);
+  VecX phi_t(ev.cons.rows());
+  constraint_time_rate(model, ev.cons, 0.0, phi_t);
   const double scale = std::max(1.0, max_abs(G) * inf_norm(u0));  // velocity_scale
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (attempt == 1) dep = choose_dependent_speeds(G, fixed);  // G_d lost rank since q0
@@ -368,13 +370,13 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
     for (int k : dep) u(k) = 0.0;
     if (dep.empty()) {
       res.u = u;
-      res.velocity_residual = inf_norm(G * u);
+      res.velocity_residual = inf_norm(VecX(G * u + phi_t));
       break;
     }
-    const VecX ud = solve_dependent(G, dep, VecX(-(G * u)));
+    const VecX ud = solve_dependent(G, dep, VecX(-(G * u + phi_t)));
     for (std::size_t c = 0; c < dep.size(); ++c) u(dep[c]) = ud(c);
     res.u = u;
-    res.velocity_residual = inf_norm(G * u);
+    res.velocity_residual = inf_norm(VecX(G * u + phi_t));
     if (res.velocity_residual <= settings.tolerance * scale) break;
   }
   res.independent_speeds = complement(dep, nv);

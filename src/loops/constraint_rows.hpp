@@ -19,8 +19,10 @@ double frame_velocity_row(const ConstraintRow& row, const ConstraintData::Frame&
 double frame_bias_row(const ConstraintRow& row, const ConstraintData::Frame& p, const ConstraintData::Frame& c);
 /// World poses of both frames of every loop joint; positions must be current in kin.
 void update_frames(const Model& model, const KinematicsData& kin, ConstraintData& d);
-/// Φ of one row; frames current (update_frames), q for coupling rows.
-double position_row(const Model& model, const ConstraintRow& row, const VecX& q, const ConstraintData& d);
+/// Φ of one row at time t (drives); frames current (update_frames), q for coupling rows.
+double position_row(const Model& model, const ConstraintRow& row, const VecX& q, double t, const ConstraintData& d);
+/// ∂Φ/∂t of one row: −ḟ(t) for a drive's, 0 for the others.
+double time_rate_row(const Model& model, const ConstraintRow& row, double t);
 /// Row r of G for `row`, columns = global speeds; frames current; G's row r must be zero.
 void jacobian_row(const Model& model, const ConstraintRow& row, const KinematicsData& kin, const ConstraintData& d,
                   Eigen::Ref<MatX> G, int r);

@@ -2,6 +2,7 @@
 #include "loopdyn/loops/constraints.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "loops/constraint_rows.hpp"
 #include "loopdyn/core/linalg.hpp"
@@ -49,9 +50,19 @@ void update_loop_frames(const Model& model, const KinematicsData& kin, Constrain
   frame_positions(kin, lj.child, lj.child_frame, d.fc[k]);
 }
 
-// Φ = Σ c q − value of a coupling row.
-double coupling_error(const ModelCoupling& c, const VecX& q) {
-  double e = -c.value;
+// The right-hand side of a coupling at t; a drive's motion that fails there (a table that ends, a
+// value that is not finite) names the drive.
+TimeValue coupling_value(const ModelCoupling& c, double t) {
+  try {
+    return c.value(t);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("drive '" + c.name + "': " + e.what());
+  }
+}
+
+// Φ = Σ c q − value(t) of a coupling row.
+double coupling_error(const ModelCoupling& c, const VecX& q, double t) {
+  double e = -coupling_value(c, t).value;
   for (const ModelCoupling::Term& t : c.terms) e += t.coefficient * q(t.q_index);
   return e;
 }
@@ -106,8 +117,9 @@ void place_jacobian_row(const Model& model, const ConstraintRow& row, const Kine
   loop_row(model, kin, model.loop_joints[row.loop], row, d.fp[row.loop], d.fc[row.loop], G, r, first_column);
 }
 
-double bias_row(const ConstraintRow& row, const ConstraintData& d) {
-  if (row.kind == Kind::coupling) return 0.0;  // constant G: γ = 0
+double bias_row(const Model& model, const ConstraintRow& row, double t, const ConstraintData& d) {
+  // Constant G: Φ̈ = G u̇ − f̈, so γ = f̈ (0 but for a drive).
+  if (row.kind == Kind::coupling) return coupling_value(model.couplings[row.loop], t).acceleration;
   return detail::frame_bias_row(row, d.fp[row.loop], d.fc[row.loop]);
 }
 
@@ -135,8 +147,8 @@ void update_frames(const Model& model, const KinematicsData& kin, ConstraintData
   for (int k = 0; k < static_cast<int>(model.loop_joints.size()); ++k) update_loop_frames(model, kin, d, k);
 }
 
-double position_row(const Model& model, const ConstraintRow& row, const VecX& q, const ConstraintData& d) {
-  if (row.kind == Kind::coupling) return coupling_error(model.couplings[row.loop], q);
+double position_row(const Model& model, const ConstraintRow& row, const VecX& q, double t, const ConstraintData& d) {
+  if (row.kind == Kind::coupling) return coupling_error(model.couplings[row.loop], q, t);
   return frame_position_row(row, d.fp[row.loop], d.fc[row.loop]);
 }
 
@@ -190,6 +202,11 @@ void jacobian_rows(const Model& model, const std::vector<ConstraintRow>& rows, c
   for (std::size_t r = 0; r < rows.size(); ++r) place_jacobian_row(model, rows[r], kin, d, G, static_cast<int>(r), global);
 }
 
+double time_rate_row(const Model& model, const ConstraintRow& row, double t) {
+  if (row.kind != Kind::coupling || !model.couplings[row.loop].drive) return 0.0;
+  return -coupling_value(model.couplings[row.loop], t).rate;
+}
+
 std::vector<int> row_speeds(const Model& model, const ConstraintRow& row) {
   std::vector<int> speeds;
   if (row.kind == Kind::coupling) {
@@ -213,10 +230,10 @@ using detail::update_frames;
 ConstraintData::ConstraintData(const Model& model)
     : fp(model.loop_joints.size()), fc(model.loop_joints.size()), a0(model.nbodies, Vec6::Zero()) {}
 
-void constraint_position(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
-                         Eigen::Ref<VecX> phi) {
+void constraint_position(const Model& model, const Constraints& cons, const KinematicsData& kin, double t,
+                         ConstraintData& d, Eigen::Ref<VecX> phi) {
   update_frames(model, kin, d);
-  for (int r = 0; r < cons.rows(); ++r) phi(r) = position_row(model, cons.kept()[r], kin.q, d);
+  for (int r = 0; r < cons.rows(); ++r) phi(r) = position_row(model, cons.kept()[r], kin.q, t, d);
 }
 
 void constraint_jacobian(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
@@ -262,8 +279,12 @@ void constraint_forces(const Model& model, const Constraints& cons, const Kinema
   }
 }
 
-void constraint_bias(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
-                     Eigen::Ref<VecX> gamma) {
+void constraint_time_rate(const Model& model, const Constraints& cons, double t, Eigen::Ref<VecX> phi_t) {
+  for (int r = 0; r < cons.rows(); ++r) phi_t(r) = detail::time_rate_row(model, cons.kept()[r], t);
+}
+
+void constraint_bias(const Model& model, const Constraints& cons, const KinematicsData& kin, double t,
+                     ConstraintData& d, Eigen::Ref<VecX> gamma) {
   update_frames(model, kin, d);
   // Body accelerations at u̇ = 0: a0_i = X⁻¹ a0_parent + c_i.
   for (int i = 0; i < model.nbodies; ++i) {
@@ -272,7 +293,7 @@ void constraint_bias(const Model& model, const Constraints& cons, const Kinemati
     if (p >= 0) d.a0[i] += kin.X_parent[i].inv_act_motion(d.a0[p]);
   }
   for (int k = 0; k < static_cast<int>(model.loop_joints.size()); ++k) update_loop_motion(model, kin, d, k);
-  for (int r = 0; r < cons.rows(); ++r) gamma(r) = bias_row(cons.kept()[r], d);
+  for (int r = 0; r < cons.rows(); ++r) gamma(r) = bias_row(model, cons.kept()[r], t, d);
 }
 
 ConstraintBlock ConstraintBlock::whole(const Model& model, const Constraints& cons) {
@@ -317,20 +338,20 @@ std::vector<int> ConstraintBlock::speeds(const Model& model) const {
 }
 
 void block_position_jacobian(const Model& model, const Constraints& cons, const ConstraintBlock& block,
-                             const KinematicsData& kin, ConstraintData& d, Eigen::Ref<VecX> phi,
+                             const KinematicsData& kin, double t, ConstraintData& d, Eigen::Ref<VecX> phi,
                              Eigen::Ref<MatX> G) {
   for (int k : block.loops) update_loop_frames(model, kin, d, k);
   G.setZero();
   const auto local = [&](int body) { return block.column_of(body); };
   for (std::size_t r = 0; r < block.rows.size(); ++r) {
     const ConstraintRow& row = cons.kept()[block.rows[r]];
-    phi(r) = position_row(model, row, kin.q, d);
+    phi(r) = position_row(model, row, kin.q, t, d);
     place_jacobian_row(model, row, kin, d, G, static_cast<int>(r), local);
   }
 }
 
 void block_bias(const Model& model, const Constraints& cons, const ConstraintBlock& block, const KinematicsData& kin,
-                ConstraintData& d, Eigen::Ref<VecX> gamma) {
+                double t, ConstraintData& d, Eigen::Ref<VecX> gamma) {
   for (int k : block.loops) update_loop_frames(model, kin, d, k);
   // a0 = X⁻¹ a0_parent + c inside the block, zero on the bodies it hangs from.
   for (int i : block.bodies) {
@@ -343,7 +364,7 @@ void block_bias(const Model& model, const Constraints& cons, const ConstraintBlo
     if (p >= 0) d.a0[i] += kin.X_parent[i].inv_act_motion(d.a0[p]);
   }
   for (int k : block.loops) update_loop_motion(model, kin, d, k);
-  for (std::size_t r = 0; r < block.rows.size(); ++r) gamma(r) = bias_row(cons.kept()[block.rows[r]], d);
+  for (std::size_t r = 0; r < block.rows.size(); ++r) gamma(r) = bias_row(model, cons.kept()[block.rows[r]], t, d);
 }
 
 RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX& q) {

@@ -11,7 +11,15 @@ namespace loopdyn {
 LoopStructure::LoopStructure(const Model& model)
     : unreduced(Constraints::all_rows(model)),
       constraints(structural_reduction(model, unreduced.kept())),
-      aggregation(aggregate(model)) {}
+      aggregation(aggregate(model)) {
+  // A drive's row found dependent on the others prescribes a motion the loops (or another drive)
+  // already fix: dropping it would ignore the drive, keeping it would over-determine the motion.
+  for (const ConstraintRow& row : constraints.dropped())
+    if (row.kind == ConstraintRow::Kind::coupling && model.couplings[row.loop].drive)
+      throw ModelError("drive '" + model.couplings[row.loop].name +
+                       "': the loops and the other drives and couplings already fix this joint's motion (its "
+                       "constraint row depends on theirs); drive a joint that is free to move");
+}
 
 std::vector<int> LoopStructure::independent_speeds(const Model& model, const VecX& q) const {
   const Constraints& cons = constraints;

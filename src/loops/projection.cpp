@@ -26,7 +26,7 @@ Projector::Projector(const Model& model, const Constraints& constraints, const P
     : model_(model), constraints_(constraints), settings_(settings), kin_(model), cons_data_(model),
       crba_(model), M_(model.nv, model.nv), mass_llt_(model.nv), G_(constraints_.rows(), model.nv),
       Y_(model.nv, constraints_.rows()), A_(constraints_.rows(), constraints_.rows()), solver_(constraints_.rows(), settings.rank_tolerance),
-      phi_(constraints_.rows()), r_(constraints_.rows()), mu_(constraints_.rows()), dx_(model.nv), total_(model.nv) {
+      phi_(constraints_.rows()), phi_t_(constraints_.rows()), r_(constraints_.rows()), mu_(constraints_.rows()), dx_(model.nv), total_(model.nv) {
   if (!(settings.position_tolerance > 0.0) || !(settings.velocity_tolerance > 0.0))
     throw std::invalid_argument("projection tolerances must be > 0");
   if (settings.max_iterations < 1) throw std::invalid_argument("projection max_iterations must be >= 1");
@@ -59,7 +59,7 @@ int Projector::project_positions(double t, Eigen::Ref<VecX> q) {
   int it = 0;
   for (;; ++it) {
     update_positions(model_, kin_, q);
-    constraint_position(model_, constraints_, kin_, cons_data_, phi_);
+    constraint_position(model_, constraints_, kin_, t, cons_data_, phi_);
     const double residual = inf_norm(phi_);
     if (residual <= settings_.position_tolerance) {
       stats_.max_position_residual = std::max(stats_.max_position_residual, residual);
@@ -87,19 +87,22 @@ int Projector::project_positions(double t, Eigen::Ref<VecX> q) {
   return it;
 }
 
-void Projector::project_velocities(const Eigen::Ref<const VecX>& q, Eigen::Ref<VecX> u) {
+void Projector::project_velocities(double t, const Eigen::Ref<const VecX>& q, Eigen::Ref<VecX> u) {
   if (constraints_.rows() == 0) return;
   update_positions(model_, kin_, q);
   constraint_jacobian(model_, constraints_, kin_, cons_data_, G_);
+  constraint_time_rate(model_, constraints_, t, phi_t_);
   r_.noalias() = G_ * u;
+  r_ += phi_t_;
   if (inf_norm(r_) > velocity_tolerance(u)) {
-    // u ← u − M⁻¹Gᵀ(G M⁻¹Gᵀ)⁺ G u (004 eq 106, Φ_t = 0).
+    // u ← u − M⁻¹Gᵀ(G M⁻¹Gᵀ)⁺ (G u + Φ_t) (004 eq 106).
     factor_mass();
     correction(r_);
     u += dx_;
     ++stats_.velocity_projections;
     stats_.max_velocity_correction = std::max(stats_.max_velocity_correction, inf_norm(dx_));
     r_.noalias() = G_ * u;
+    r_ += phi_t_;
   }
   stats_.max_velocity_residual = std::max(stats_.max_velocity_residual, inf_norm(r_));
 }
@@ -107,7 +110,7 @@ void Projector::project_velocities(const Eigen::Ref<const VecX>& q, Eigen::Ref<V
 void Projector::project(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
   ++stats_.calls;
   project_positions(t, q);
-  project_velocities(q, u);
+  project_velocities(t, q, u);
 }
 
 void check_consistent(const Model& model, const Constraints& constraints, const VecX& q, const VecX& u,
@@ -125,9 +128,11 @@ void check_consistent(const Model& model, const Constraints& constraints, const 
   ConstraintData d(model);
   VecX phi(m);
   MatX G(m, model.nv);
-  constraint_position(model, constraints, kin, d, phi);
+  constraint_position(model, constraints, kin, 0.0, d, phi);  // runs start at t = 0
   constraint_jacobian(model, constraints, kin, d, G);
-  const VecX Gu = G * u;
+  VecX Gu(m);
+  constraint_time_rate(model, constraints, 0.0, Gu);
+  Gu.noalias() += G * u;
   const double position_residual = inf_norm(phi), velocity_residual = inf_norm(Gu);
   const double velocity_tol = tolerance * velocity_scale(G, u);
   const bool position_bad = !(position_residual <= tolerance);

@@ -24,7 +24,7 @@ Reactions::Reactions(const Model& model, const Constraints& constraints)
 
 void Reactions::loop_wrenches(const VecX& lambda) {
   // Joint frames at q (constraint_position updates them; Φ itself is not needed).
-  constraint_position(model_, constraints_, kin_, cons_data_, phi_);
+  constraint_position(model_, constraints_, kin_, 0.0, cons_data_, phi_);
   // Coupling rows act as joint torques, which the Newton-Euler pass returns in τ.
   constraint_forces(model_, constraints_, kin_, cons_data_, lambda, loop_world_, fext_, nullptr);
   for (std::size_t k = 0; k < model_.loop_joints.size(); ++k) {

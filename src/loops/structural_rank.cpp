@@ -87,7 +87,8 @@ class RowRank {
   double position(const VecX& q, VecX& phi) {
     update_positions(model_, kin_, q);
     update_frames(model_, kin_, data_);
-    for (std::size_t r = 0; r < rows_.size(); ++r) phi(r) = position_row(model_, rows_[r], q, data_);
+    // Drives at t = 0: only G (constant on their rows) enters the rank.
+    for (std::size_t r = 0; r < rows_.size(); ++r) phi(r) = position_row(model_, rows_[r], q, 0.0, data_);
     double length = 1.0;
     for (std::size_t k = 0; k < data_.fp.size(); ++k)
       length = std::max({length, inf_norm(data_.fp[k].x), inf_norm(data_.fc[k].x)});

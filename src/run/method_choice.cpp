@@ -33,11 +33,12 @@ MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind in
   if (method_info("rcr").scope_problem(model, q).empty())
     return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
                           "reduction stays linear in its size"};
-  if (integrator != IntegratorKind::dopri5 && largest >= kSrmAggregatedBody)
+  const auto takes = [&](const char* method) { return method_info(method).scope_problem(model, q).empty(); };
+  if (integrator != IntegratorKind::dopri5 && largest >= kSrmAggregatedBody && takes("srm"))
     return {"srm", size + " (>= " + std::to_string(kSrmAggregatedBody) +
                        "), its loops do not close one at a time, and the step is fixed: sequential "
                        "regularization is the linear method, where the dense one is cubic in that size"};
-  if (largest >= kDcaAggregatedBody)
+  if (largest >= kDcaAggregatedBody && takes("dca"))
     return {"dca", size + " (>= " + std::to_string(kDcaAggregatedBody) +
                        "), its loops do not close one at a time: divide and conquer is linear in that size, where "
                        "the dense solve is cubic, and crosses the singular configurations such bodies pass"};

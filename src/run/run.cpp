@@ -73,9 +73,10 @@ RunResult run(const Model& model, const VecX& q0, const VecX& u0, const RunSetti
   }
   attempt(model, q0, u0, settings, callbacks, method, r);
   // `auto` does not stop where dca can go on: it starts again with dca, saying why. A cancelled run
-  // stops as asked.
+  // stops as asked; a model dca does not take (drives) keeps the stop.
   constexpr std::string_view kFallback = "dca";
-  if (settings.method == "auto" && method != kFallback && !r.completed() && r.stop.kind != RunStopKind::cancelled) {
+  if (settings.method == "auto" && method != kFallback && !r.completed() && r.stop.kind != RunStopKind::cancelled &&
+      method_info(kFallback).scope_problem(model, q0).empty()) {
     r.handovers.push_back({method, std::string(kFallback), r.stop.message});
     if (callbacks.handover) callbacks.handover(r.handovers.back());
     attempt(model, q0, u0, settings, callbacks, std::string(kFallback), r);

@@ -24,7 +24,10 @@ double applied_power(const Model& model, const KinematicsData& kin, double t, co
   return forces.power;
 }
 
-bool has_applied_forces(const Model& model) { return !model.forces.empty() || !model.callbacks.empty(); }
+bool has_applied_forces(const Model& model) {
+  const bool drives = std::any_of(model.couplings.begin(), model.couplings.end(), [](const ModelCoupling& c) { return c.drive; });
+  return drives || !model.forces.empty() || !model.callbacks.empty();
+}
 
 RunWatch::RunWatch(const Model& model, const WatchSettings& settings, const IntegratorSettings& integrator)
     : model_(model), kin_(model), data_(model) {
@@ -54,7 +57,7 @@ double RunWatch::size_at_start() {
 void RunWatch::start(const VecX& q0, const VecX& u0) {
   update_positions(model_, kin_, q0);
   update_velocities(model_, kin_, q0, u0);
-  if (rows_.rows() > 0) constraint_position(model_, rows_, kin_, data_, phi_);  // loop frames for L
+  if (rows_.rows() > 0) constraint_position(model_, rows_, kin_, 0.0, data_, phi_);  // loop frames for L
   summary_.length = size_at_start();
   const Energy e = energy(model_, kin_, q0);
   start_energy_ = e.kinetic + e.gravity;
@@ -82,8 +85,10 @@ void RunWatch::observe(double t, const VecX& q, const VecX& u, double work) {
 }
 
 void RunWatch::check_closure(double t, const VecX& u) {
-  constraint_position(model_, rows_, kin_, data_, phi_);
+  constraint_time_rate(model_, rows_, t, phi_);
   constraint_velocity(model_, rows_, kin_, data_, u, phidot_);
+  phidot_ += phi_;  // Φ̇ = G u + Φ_t
+  constraint_position(model_, rows_, kin_, t, data_, phi_);
   const double bound = kWatchFactor * summary_.accuracy;
   for (int r = 0; r < rows_.rows(); ++r) {
     const double length = rows_.kept()[r].kind == ConstraintRow::Kind::dot ? 1.0 : summary_.length;

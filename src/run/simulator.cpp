@@ -57,6 +57,17 @@ Simulator::Simulator(const Model& model, Formulation& formulation, const Simulat
     }
     reactions_.emplace(model_, constraints_);
   }
+  // Each drive's row among the formulation's kept rows: its column is −λ there (constraint_forces:
+  // a coupling row acts as −c λ on its joint, c = 1).
+  for (int r = 0; r < constraints_.rows(); ++r) {
+    const ConstraintRow& row = constraints_.kept()[r];
+    if (row.kind == ConstraintRow::Kind::coupling && model_.couplings[row.loop].drive) drive_rows_.push_back(r);
+  }
+  // The drives' columns and power need their multipliers, from a method that takes drives.
+  const MethodInfo* method = find_method(formulation_.name());
+  if (!drive_rows_.empty() && (!method || !method->drives))
+    throw std::invalid_argument("method '" + std::string(formulation_.name()) + "' does not take drives ('" +
+                                model_.couplings[constraints_.kept()[drive_rows_[0]].loop].name + "')");
 }
 
 const VecX& Simulator::formulation_state(const VecX& x) {
@@ -80,14 +91,20 @@ void Simulator::rhs(double t, const VecX& x, VecX& dx) {
   const VecX& xf = formulation_state(x);
   derivative(t, xf, dx_);
   dx.head(dx_.size()) = dx_;
-  if (const std::optional<double> power = formulation_.applied_power()) {
-    dx(dx_.size()) = *power;  // as the method evaluated the forces, at its completed stage state
+  // A drive's power is its force times its prescribed speed ḟ(t), λ from this evaluation.
+  double power = 0.0;
+  for (int row : drive_rows_) {
+    const ModelCoupling& c = model_.couplings[constraints_.kept()[row].loop];
+    power -= formulation_.multipliers()(row) * c.value(t).rate;
+  }
+  if (const std::optional<double> applied = formulation_.applied_power()) {
+    dx(dx_.size()) = power + *applied;  // as the method evaluated the forces, at its completed stage state
     return;
   }
   formulation_.to_joint(xf, q_, u_);
   update_positions(model_, power_kin_, q_);
   update_velocities(model_, power_kin_, q_, u_);
-  dx(dx_.size()) = applied_power(model_, power_kin_, t, q_, u_, power_forces_);
+  dx(dx_.size()) = power + applied_power(model_, power_kin_, t, q_, u_, power_forces_);
 }
 
 void Simulator::post_step(double t, VecX& x) {
@@ -165,7 +182,8 @@ VecX Simulator::row(double t, const VecX& x_in) {
   const Eigen::Index nreactions = reactions_ ? 6 * (model_.nbodies + model_.loop_joints.size()) : 0;
   const Eigen::Index nx = model_.nq + model_.nv;
   const Eigen::Index ndiagnostics = settings_.diagnostics ? formulation_.diagnostic_names().size() : 0;
-  VecX r(1 + nx + 3 * model_.markers.size() + 1 + (track_work_ ? 1 : 0) + (loops ? 2 : 0) + nreactions +
+  const Eigen::Index ndrives = static_cast<Eigen::Index>(drive_rows_.size());
+  VecX r(1 + nx + 3 * model_.markers.size() + 1 + (track_work_ ? 1 : 0) + (loops ? 2 : 0) + ndrives + nreactions +
          ndiagnostics);
   r(0) = t;
   r.segment(1, model_.nq) = q;
@@ -180,15 +198,19 @@ VecX Simulator::row(double t, const VecX& x_in) {
   // Springs are in the energy: the work of the others is the applied work plus their change.
   if (track_work_) r(k++) = x_in(x.size()) + e.springs - start_springs_;
   if (loops) {
-    constraint_position(model_, constraints_, output_kin_, constraint_data_, phi_);
+    constraint_position(model_, constraints_, output_kin_, t, constraint_data_, phi_);
     r(k++) = phi_.size() ? phi_.cwiseAbs().maxCoeff() : 0.0;
-    // Φ̇ from the loop frames' velocities, O(1) per row: G (m x nv) was most of a row's cost.
+    // Φ̇ = G u + Φ_t from the loop frames' velocities, O(1) per row: G (m x nv) was most of a
+    // row's cost.
+    constraint_time_rate(model_, constraints_, t, phi_);
     constraint_velocity(model_, constraints_, output_kin_, constraint_data_, u, phidot_);
+    phidot_ += phi_;
     r(k++) = phidot_.size() ? phidot_.cwiseAbs().maxCoeff() : 0.0;
   }
+  // u̇ and λ of the formulation at this row's state.
+  if (reactions_ || ndrives > 0) formulation_.joint_accelerations(t, x, udot_);
+  for (int row : drive_rows_) r(k++) = -formulation_.multipliers()(row);
   if (reactions_) {
-    // u̇ and λ of the formulation at this row's state.
-    formulation_.joint_accelerations(t, x, udot_);
     reactions_->compute(t, q, u, udot_, formulation_.multipliers());
     reactions_->write_columns(r.segment(k, nreactions));
     k += nreactions;
@@ -208,6 +230,7 @@ void Simulator::start_columns(Trajectory& traj) const {
     traj.columns.push_back("residual.position");
     traj.columns.push_back("residual.velocity");
   }
+  for (int row : drive_rows_) traj.columns.push_back(model_.couplings[constraints_.kept()[row].loop].name);
   if (reactions_)
     for (std::string& n : Reactions::column_names(model_)) traj.columns.push_back(std::move(n));
   if (settings_.diagnostics)

@@ -12,6 +12,7 @@
 
 #include "loopdyn/core/errors.hpp"
 #include "loopdyn/core/spatial.hpp"
+#include "loopdyn/core/time_function.hpp"
 
 namespace loopdyn {
 
@@ -119,6 +120,15 @@ struct CouplingSpec {
   std::string where;
 };
 
+/// A drive (rheonomic constraint): the coordinate of a one-coordinate tree joint prescribed as a
+/// function of time, q(joint) = motion(t). Its multiplier is the force or torque the drive applies
+/// (CSV column `drive.<joint>`).
+struct DriveSpec {
+  std::string joint;
+  TimeFunction motion;
+  std::string where;
+};
+
 struct Model;
 struct KinematicsData;
 
@@ -142,6 +152,7 @@ struct Mechanism {
   std::vector<MarkerSpec> markers;
   std::vector<ForceSpec> forces;
   std::vector<CouplingSpec> couplings;  ///< model file `constraints:` (gears, linear couplings)
+  std::vector<DriveSpec> drives;        ///< model file `drives:` (prescribed motions)
   std::vector<ForceCallback> callbacks;
 
   BodySpec& add_body(std::string name, double mass, const Vec3& com, const Mat3& inertia);

@@ -59,7 +59,9 @@ struct ModelCoupling {
   };
   std::string name;
   std::vector<Term> terms;
-  double value = 0.0;
+  /// Σ c q = value(t): a constant for a gear or linear coupling, the prescribed motion of a drive.
+  TimeFunction value;
+  bool drive = false;  ///< from `drives:`: name "drive.<joint>", one term of coefficient 1
 };
 
 struct LoopStructure;  // loop_structure.hpp

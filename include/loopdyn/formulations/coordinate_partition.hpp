@@ -26,8 +26,8 @@
 // Position analysis (eqs 12-13), Newton in speed space:
 //     Φ_R(q) + G_RD Δu_D = 0,   q ← integrate_q(q, Δu)   (Δu zero outside D),
 // from the given q (the integrated one: a predictor accurate to the integrator's order), until
-// every kept row has |Φ| <= position_tolerance. Velocity analysis (eq 14, scleronomic: Φ_t = 0):
-//     G_RD u_D = −G_RI u_I.
+// every kept row has |Φ| <= position_tolerance. Velocity analysis (eq 14; Φ_t ≠ 0 on a drive's row):
+//     G_RD u_D = −G_RI u_I − Φ_t,R.
 // Speeds of joints marked `independent: true` are kept out of D when the other columns reach the
 // rank with a G_RD at most `partition_condition_growth` times worse conditioned than the choice on
 // every column; otherwise (a marked joint near a limit of its motion) the mark is dropped for that
@@ -93,7 +93,7 @@ class BlockPartition {
   void prefer_pins(double t, int r);
   void factor_dependent_block();  ///< LU of G_RD
   void close_positions(double t, KinematicsData& kin, ConstraintData& data);  ///< eqs 12-13, or throws
-  void close_velocities(Eigen::Ref<VecX> u);                                   ///< eq 14
+  void close_velocities(double t, Eigen::Ref<VecX> u);                         ///< eq 14
   /// At an accepted state: the condition of G_RD (factored at the closed state) is beyond
   /// partition_condition_growth times its best since the choice, and a choice on every column
   /// would be better conditioned by kBetterChoice (or of another rank).

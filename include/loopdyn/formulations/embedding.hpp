@@ -59,7 +59,7 @@ class Embedding final : public Formulation {
     VecX gamma, rho, lambda;
     std::vector<Vec6> force;  ///< (bodies) transmitted joint forces
   };
-  void embed();
+  void embed(double t);
   void recover_multipliers(const VecX& tau);
 
   RowChoice rows_;           ///< the rows solved with (row_choice.hpp)

@@ -37,8 +37,8 @@ class LagrangeFormulation : public Formulation {
  protected:
   LagrangeFormulation(const Model& model, const FormulationSettings& settings);
 
-  /// Φ, G (phi_, G_) and γ̄ (gamma_) at the state of `kin` (positions and velocities current).
-  void evaluate_constraints(const KinematicsData& kin, const VecX& u);
+  /// Φ, G (phi_, G_) and γ̄ (gamma_) at t and the state of `kin` (positions and velocities current).
+  void evaluate_constraints(double t, const KinematicsData& kin, const VecX& u);
   /// λ = A⁺ rhs for the symmetric positive semi-definite m x m matrix A (PsdSolver: Cholesky, or
   /// minimum-norm by eigendecomposition when rank deficient to rank_tolerance). Reports entering
   /// and leaving a singular configuration at t, naming the loops whose rows dominate the null space.
@@ -49,6 +49,7 @@ class LagrangeFormulation : public Formulation {
   const Constraints& cons_;  ///< rows_'s
   ConstraintData cons_data_;
   VecX phi_;      ///< (m) position error Φ
+  VecX phi_t_;    ///< (m) Φ̇ = G u + Φ_t (Baumgarte)
   MatX G_;        ///< (m x nv) constraint Jacobian
   VecX gamma_;    ///< (m) γ̄
   VecX lambda_;   ///< (m) multipliers

@@ -37,11 +37,12 @@ struct MethodInfo {
   /// loop_method_options(). The CLI's flags, Python's keywords, `loopdyn methods` and the docs'
   /// options table read them from here (run/run_options.hpp).
   const OptionTable<FormulationSettings>& (*options)() = nullptr;
+  /// Takes drives (`drives:`, rheonomic rows: Φ_t in its velocity analysis, f̈ in γ).
+  bool drives = false;
 
   bool implemented() const { return make != nullptr; }
-  std::string scope_problem(const Model& model, const VecX& q) const {
-    return out_of_scope ? out_of_scope(model, q) : std::string();
-  }
+  /// Why the method cannot take the model (out_of_scope's reason, or the drives it does not take).
+  std::string scope_problem(const Model& model, const VecX& q) const;
 };
 
 /// Every method, in the order of the docs' table, then those registered since.

@@ -78,9 +78,16 @@ struct ConstraintData {
   std::vector<Vec6> a0;        ///< (nbodies) body accelerations at u̇ = 0 (velocity products only)
 };
 
-/// Φ (m). Positions must be current in kin.
-void constraint_position(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
-                         Eigen::Ref<VecX> phi);
+/// The time argument of the methods that do not take drives (MethodInfo::drives, checked before
+/// they are made): without drives no row depends on t.
+inline constexpr double kWithoutDrives = 0.0;
+
+/// Φ (m) at time t (the drives' rows depend on it). Positions must be current in kin.
+void constraint_position(const Model& model, const Constraints& cons, const KinematicsData& kin, double t,
+                         ConstraintData& d, Eigen::Ref<VecX> phi);
+/// ∂Φ/∂t (m) at t: −ḟ(t) on a drive's row (Φ = q − f(t)), 0 on the others. The constraints hold at
+/// velocity level when G u + Φ_t = 0 (constraint_velocity gives G u).
+void constraint_time_rate(const Model& model, const Constraints& cons, double t, Eigen::Ref<VecX> phi_t);
 /// G (m x nv), Φ̇ = G u. Positions must be current. Overwrites G.
 void constraint_jacobian(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
                          Eigen::Ref<MatX> G);
@@ -98,9 +105,9 @@ void constraint_velocity(const Model& model, const Constraints& cons, const Kine
 /// constraint_velocity).
 void constraint_forces(const Model& model, const Constraints& cons, const KinematicsData& kin,
                        const ConstraintData& d, const VecX& lambda, Mat6X& loop_wrench, Mat6X& fext, VecX* tau);
-/// γ (m) with G u̇ = γ. Positions and velocities must be current.
-void constraint_bias(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& d,
-                     Eigen::Ref<VecX> gamma);
+/// γ (m) with G u̇ = γ at t (a drive's row: f̈(t)). Positions and velocities must be current.
+void constraint_bias(const Model& model, const Constraints& cons, const KinematicsData& kin, double t,
+                     ConstraintData& d, Eigen::Ref<VecX> gamma);
 
 /// Part of the kept rows with the bodies whose tree-joint speeds they act on: the rows of one
 /// aggregated body of constraint embedding (002 §4.2, whose loops close within its own bodies and
@@ -128,14 +135,14 @@ struct ConstraintBlock {
 /// Φ and G of the block's rows (G: rows x columns, overwritten); coupling rows read kin.q.
 /// Positions of the block's bodies and of the bodies its loop joints attach to must be current.
 void block_position_jacobian(const Model& model, const Constraints& cons, const ConstraintBlock& block,
-                             const KinematicsData& kin, ConstraintData& d, Eigen::Ref<VecX> phi,
+                             const KinematicsData& kin, double t, ConstraintData& d, Eigen::Ref<VecX> phi,
                              Eigen::Ref<MatX> G);
 /// γ of the block's rows. Φ of a block depends only on the block's coordinates (its loops close
 /// within it and the body it hangs from, and are invariant to rigid motions of that body), so the
 /// accelerations at u̇ = 0 are taken with zero spatial acceleration of the bodies outside the block:
 /// the result equals constraint_bias's rows. Positions and velocities must be current.
 void block_bias(const Model& model, const Constraints& cons, const ConstraintBlock& block, const KinematicsData& kin,
-                ConstraintData& d, Eigen::Ref<VecX> gamma);
+                double t, ConstraintData& d, Eigen::Ref<VecX> gamma);
 
 struct RankInfo {
   int rank = 0;

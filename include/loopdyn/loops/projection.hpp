@@ -67,7 +67,7 @@ class Projector {
   /// Positions only (see project()). Returns the Newton iterations taken.
   int project_positions(double t, Eigen::Ref<VecX> q);
   /// Velocities only, at q (q is not changed).
-  void project_velocities(const Eigen::Ref<const VecX>& q, Eigen::Ref<VecX> u);
+  void project_velocities(double t, const Eigen::Ref<const VecX>& q, Eigen::Ref<VecX> u);
 
   const ProjectionSettings& settings() const { return settings_; }
   const ProjectionStats& stats() const { return stats_; }
@@ -92,7 +92,7 @@ class Projector {
   MatX Y_;                       ///< (nv x m) L⁻¹Gᵀ
   MatX A_;                       ///< (m x m) G M⁻¹Gᵀ = YᵀY
   PsdSolver solver_;             ///< of A
-  VecX phi_, r_, mu_;            ///< (m) Φ or G u, copy of the right-hand side, (G M⁻¹Gᵀ)⁺ r
+  VecX phi_, phi_t_, r_, mu_;    ///< (m) Φ, Φ_t (drives), G u + Φ_t, (G M⁻¹Gᵀ)⁺ r
   VecX dx_, total_;              ///< (nv) one correction Δu, the sum of a position projection's Δu
 };
 
@@ -101,7 +101,7 @@ class Projector {
 inline constexpr double consistency_tolerance = 1e-8;
 
 /// Throws std::runtime_error when (q, u) violates the loop constraints: ‖Φ‖∞ > tolerance (metres,
-/// cosines) or ‖G u‖∞ > tolerance · max(1, max|G| ‖u‖∞). The message names the loop joint (or
+/// cosines) or ‖G u + Φ_t‖∞ > tolerance · max(1, max|G| ‖u‖∞), at t = 0 (drives: Φ_t). The message names the loop joint (or
 /// coupling) and row of the largest residual, its value, and the fix (assemble the state:
 /// loopdyn::assemble, `loopdyn assemble`, or `loopdyn simulate` without --no-assemble).
 void check_consistent(const Model& model, const Constraints& constraints, const VecX& q, const VecX& u,

@@ -76,7 +76,7 @@ struct WatchSummary {
 double applied_power(const Model& model, const KinematicsData& kin, double t, const VecX& q, const VecX& u,
                      ForceData& forces);
 
-/// Whether the model has applied forces other than gravity (force elements or callbacks).
+/// Whether anything but gravity does work on the model (force elements, callbacks, drives).
 bool has_applied_forces(const Model& model);
 
 class RunWatch {

@@ -134,6 +134,7 @@ class Simulator final : public OdeSystem {
   std::vector<ChangePointCrossing> crossings_;
   std::optional<Projector> projector_;  ///< made by run() when settings_.project
   std::optional<Reactions> reactions_;  ///< when settings_.reactions
+  std::vector<int> drive_rows_;        ///< kept row of each drive (its column `drive.<joint>`)
 };
 
 }  // namespace loopdyn

@@ -74,7 +74,7 @@ RowsEvaluated Engine::update_rows(bool velocities) {
     // Coupling Φ = Σ c_k q_k − value over one-coordinate joints: a revolute joint's q̇ = b·(ω_c − ω_p),
     // b the axis in the world, a prismatic joint's the `along` rate of its axis.
     const ModelCoupling& mc = model.couplings[c.index];
-    double e = -mc.value, edot = 0.0, bias = 0.0;
+    double e = -mc.value(kWithoutDrives).value, edot = 0.0, bias = 0.0;  // dca takes no drives
     for (std::size_t t = 0; t < mc.terms.size(); ++t) {
       const ModelCoupling::Term& term = mc.terms[t];
       const ModelJoint& mj = model.joints[term.joint];

@@ -1,0 +1,227 @@
+// Drives (prescribed motions, `drives:`) and the functions of time they follow (time_function.hpp):
+// each kind against its exact value and derivatives, the driven slider-crank against its closed
+// form, and the refusals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "loopdyn/core/time_function.hpp"
+#include "loopdyn/io/model_file.hpp"
+#include "loopdyn/run/run.hpp"
+#include "loopdyn/run/start_state.hpp"
+#include "test_support.hpp"
+
+namespace loopdyn {
+namespace {
+
+TEST(TimeFunction, PolynomialAndSineAreExact) {
+  const TimeFunction p = TimeFunction::polynomial({1.0, -2.0, 0.5, 3.0});  // 1 − 2t + t²/2 + 3t³
+  for (double t : {-1.3, 0.0, 0.7, 2.5}) {
+    const TimeValue v = p(t);
+    EXPECT_DOUBLE_EQ(v.value, 1.0 - 2.0 * t + 0.5 * t * t + 3.0 * t * t * t);
+    EXPECT_DOUBLE_EQ(v.rate, -2.0 + t + 9.0 * t * t);
+    EXPECT_DOUBLE_EQ(v.acceleration, 1.0 + 18.0 * t);
+  }
+  const TimeFunction s = TimeFunction::sine(0.3, 2.0, 0.1, 1.0);
+  const double w = 4.0 * std::numbers::pi;
+  for (double t : {0.0, 0.37, 1.9}) {
+    const TimeValue v = s(t);
+    EXPECT_DOUBLE_EQ(v.value, 1.0 + 0.3 * std::sin(w * t + 0.1));
+    EXPECT_NEAR(v.rate, 0.3 * w * std::cos(w * t + 0.1), 1e-14 * 0.3 * w);
+    EXPECT_NEAR(v.acceleration, -0.3 * w * w * std::sin(w * t + 0.1), 1e-14 * 0.3 * w * w);
+  }
+}
+
+// The natural cubic spline through points of a straight line is that line; through any points it
+// passes the knots, and its derivatives are those of its own values (central differences, whose
+// error h²/6 f''' at h = 1e-5 is far below the 1e-7 allowed) and continuous at the knots.
+TEST(TimeFunction, TableIsANaturalCubicSpline) {
+  const TimeFunction line = TimeFunction::table({0.0, 0.5, 1.5, 2.0}, {1.0, 2.0, 4.0, 5.0});
+  for (double t : {0.0, 0.2, 0.5, 1.1, 2.0}) {
+    EXPECT_NEAR(line(t).value, 1.0 + 2.0 * t, 1e-14);
+    EXPECT_NEAR(line(t).rate, 2.0, 1e-13);
+    EXPECT_NEAR(line(t).acceleration, 0.0, 1e-12);
+  }
+  const std::vector<double> times{0.0, 0.3, 0.5, 1.0, 1.6}, values{0.0, 0.4, -0.2, 0.7, 0.1};
+  const TimeFunction f = TimeFunction::table(times, values);
+  for (std::size_t i = 0; i < times.size(); ++i) EXPECT_NEAR(f(times[i]).value, values[i], 1e-15);
+  EXPECT_NEAR(f(0.0).acceleration, 0.0, 1e-12);  // natural ends
+  EXPECT_NEAR(f(1.6).acceleration, 0.0, 1e-12);
+  const double h = 1e-5;
+  for (double t : {0.1, 0.41, 0.77, 1.3}) {
+    EXPECT_NEAR(f(t).rate, (f(t + h).value - f(t - h).value) / (2 * h), 1e-7);
+    EXPECT_NEAR(f(t).acceleration, (f(t + h).rate - f(t - h).rate) / (2 * h), 1e-6);
+  }
+  for (double knot : {0.3, 0.5, 1.0}) {
+    EXPECT_NEAR(f(knot - 1e-12).rate, f(knot + 1e-12).rate, 1e-9);
+    EXPECT_NEAR(f(knot - 1e-12).acceleration, f(knot + 1e-12).acceleration, 1e-9);
+  }
+  EXPECT_NE(test::message_of([&] { f(1.7); }).find("t = 1.7 s is outside the table's times [0, 1.6] s"),
+            std::string::npos);
+  EXPECT_NE(test::message_of([] { TimeFunction::table({0.0, 0.0}, {1.0, 2.0}); }).find("times must increase"),
+            std::string::npos);
+}
+
+// Without the derivatives, an expression's come from Richardson-extrapolated differences: for
+// sin(3t) their O(h⁴) error, h = 2 ms, is about 3⁵ (2e-3)⁴ / 30 ~ 1e-10 in the rate; round-off
+// 1e-16 / h² ~ 3e-11 in the acceleration. Given derivatives are exact.
+TEST(TimeFunction, ExpressionsOfTime) {
+  const TimeFunction e = TimeFunction::expression("0.5*sin(3*t) + pi");
+  const TimeFunction exact = TimeFunction::expression("0.5*sin(3*t)", "1.5*cos(3*t)", "-4.5*sin(3*t)");
+  for (double t : {0.0, 0.4, 2.2}) {
+    EXPECT_NEAR(e(t).value, 0.5 * std::sin(3 * t) + std::numbers::pi, 1e-15);
+    EXPECT_NEAR(e(t).rate, 1.5 * std::cos(3 * t), 1e-9);
+    EXPECT_NEAR(e(t).acceleration, -4.5 * std::sin(3 * t), 1e-8);
+    EXPECT_DOUBLE_EQ(exact(t).rate, 1.5 * std::cos(3 * t));
+    EXPECT_DOUBLE_EQ(exact(t).acceleration, -4.5 * std::sin(3 * t));
+  }
+  const std::string bad = test::message_of([] { TimeFunction::expression("0.5*sin(3*t"); });
+  EXPECT_NE(bad.find("expression '0.5*sin(3*t' does not parse"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("at character"), std::string::npos) << bad;
+  EXPECT_NE(test::message_of([] { TimeFunction::expression("t", "2*x"); }).find("rate '2*x' does not parse"),
+            std::string::npos);
+  const TimeFunction nan = TimeFunction::expression("sqrt(t - 1)");
+  EXPECT_NE(test::message_of([&] { nan(0.5); }).find("not finite"), std::string::npos);
+}
+
+// The slider-crank of models/slider_crank_driven.yaml in closed form: crank angle θ, x_B(θ), the
+// generalized mass M(θ) and potential V(θ) (the file's comment); the motor torque at constant ω is
+// τ = ½ M'(θ) ω² + V'(θ), with M' and V' by five-point differences of the closed forms (error
+// h⁴ f⁽⁵⁾/30 ~ 1e-13 at h = 1e-3 for these trigonometric functions).
+struct SliderCrank {
+  double r = 0.1, L = 0.3, m1 = 1.0, m2 = 2.0, m3 = 0.5, g = 9.81;
+  double slider(double th) const { return r * std::cos(th) + std::sqrt(L * L - r * r * std::sin(th) * std::sin(th)); }
+  double mass(double th) const {
+    const double s = std::sin(th), c = std::cos(th), D = std::sqrt(L * L - r * r * s * s);
+    const double dxB = -r * s - r * r * s * c / D, dphi = -r * c / D;
+    const double gx = (-r * s + dxB) / 2.0, gy = r * c / 2.0;
+    const double J_O = m1 * r * r / 12.0 + m1 * r * r / 4.0;
+    return J_O + m2 * (gx * gx + gy * gy) + m2 * L * L / 12.0 * dphi * dphi + m3 * dxB * dxB;
+  }
+  double potential(double th) const { return g * (m1 * r / 2.0 + m2 * r / 2.0) * std::sin(th); }
+  template <class F>
+  static double derivative(F f, double x) {
+    const double h = 1e-3;
+    return (8.0 * (f(x + h) - f(x - h)) - (f(x + 2 * h) - f(x - 2 * h))) / (12.0 * h);
+  }
+  double torque(double th, double w) const {
+    return 0.5 * w * w * derivative([this](double x) { return mass(x); }, th) +
+           derivative([this](double x) { return potential(x); }, th);
+  }
+};
+
+// Every method that takes drives, and auto, over one revolution at 100 rpm (dopri5, rtol 1e-8):
+// the crank follows ω t (u̇ = f̈ = 0: every stage integrates it exactly, 1e-12 rad asked), the
+// slider the closed-form x_B(ω t) within dopri5's rtol on its 0.4 m (4e-9 m; 1e-8 asked), and the
+// drive's column is the closed-form motor torque within the same relative accuracy, 1e-8 of its
+// largest value. Measured: lagrange-dense and lagrange-on (acceleration level) 1.5e-9 m and 3.3e-9
+// of the torque, gcp, nullspace and embedding (position analysis) 9.5e-11 m and 2.3e-10.
+TEST(Drives, SliderCrankAt100RpmGivesTheClosedFormMotorTorque) {
+  const Model model = test::load_model("slider_crank_driven");
+  const StartState start = start_state(model, model.q0, model.u0, true);
+  const double w = 2.0 * std::numbers::pi * 100.0 / 60.0;
+  const SliderCrank sc;
+  double range = 0.0;
+  for (double th = 0.0; th < 2 * std::numbers::pi; th += 0.01) range = std::max(range, std::abs(sc.torque(th, w)));
+  ASSERT_GT(range, 1.0);
+  for (const char* method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding", "auto"}) {
+    RunSettings s;
+    s.method = method;
+    s.simulation.t_end = 0.6;  // one revolution
+    s.simulation.output_dt = 0.01;
+    const RunResult r = run(model, start.q, start.u, s);
+    ASSERT_TRUE(r.completed()) << method << ": " << r.stop.message;
+    const Trajectory& traj = r.trajectory;
+    double worst_torque = 0.0, worst_angle = 0.0, worst_slider = 0.0;
+    for (std::size_t k = 0; k < traj.rows.size(); ++k) {
+      const double t = traj.at(k, "t"), th = w * t;
+      worst_angle = std::max(worst_angle, std::abs(traj.at(k, "q.crank_pivot") - th));
+      worst_slider = std::max(worst_slider, std::abs(traj.at(k, "q.guide") - sc.slider(th)));
+      worst_torque = std::max(worst_torque, std::abs(traj.at(k, "drive.crank_pivot") - sc.torque(th, w)));
+    }
+    EXPECT_LT(worst_angle, 1e-12) << method;
+    EXPECT_LT(worst_slider, 1e-8) << method;
+    EXPECT_LT(worst_torque, 1e-8 * range) << method << " (largest torque " << range << " N m)";
+  }
+}
+
+Mechanism slider_crank() {
+  return load_mechanism(std::string(LOOPDYN_SOURCE_DIR) + "/models/slider_crank_driven.yaml");
+}
+
+TEST(Drives, MethodsWithoutTimeDerivativesRefuse) {
+  const Model model = Model::build(slider_crank());
+  for (const char* method : {"rcr", "srm", "dca"}) {
+    const std::string e = test::error_of([&] { make_formulation(method, model); });
+    EXPECT_NE(e.find(std::string(method) + " does not take drives (`drive.crank_pivot`)"), std::string::npos) << e;
+    EXPECT_NE(e.find("Use lagrange-dense"), std::string::npos) << e;
+  }
+}
+
+TEST(Drives, BadDrivesAreNamed) {
+  Mechanism m = slider_crank();
+  m.drives[0].joint = "rod_slider";
+  EXPECT_NE(test::error_of([&] { Model::build(m); }).find("drive on joint 'rod_slider': it closes a loop"),
+            std::string::npos);
+  m = slider_crank();
+  m.drives[0].joint = "nothing";
+  EXPECT_NE(test::error_of([&] { Model::build(m); }).find("drive on joint 'nothing': unknown joint"), std::string::npos);
+  // The slider's motion follows from the crank's: driving both over-determines it.
+  m = slider_crank();
+  m.drives.push_back({"guide", TimeFunction::constant(0.4), ""});
+  EXPECT_NE(test::error_of([&] { Model::build(m); }).find("drive 'drive.guide': the loops and the other drives"),
+            std::string::npos);
+  m = slider_crank();
+  m.drives[0].motion = TimeFunction::table({0.5, 1.0}, {0.0, 1.0});
+  EXPECT_NE(test::error_of([&] { Model::build(m); }).find("its motion starts at t = 0.5"), std::string::npos);
+}
+
+// A table that ends before the run does: the run stops at the first evaluation past it, naming the
+// time, and keeps the rows before.
+TEST(Drives, ATableThatEndsStopsTheRunWithTheRowsBefore) {
+  Mechanism m = slider_crank();
+  m.drives[0].motion = TimeFunction::table({0.0, 0.1, 0.2}, {0.0, 0.1, 0.3});
+  const Model model = Model::build(m);
+  const StartState start = start_state(model, model.q0, model.u0, true);
+  RunSettings s;
+  s.method = "lagrange-dense";
+  s.simulation.t_end = 0.5;
+  s.simulation.output_dt = 0.05;
+  const RunResult r = run(model, start.q, start.u, s);
+  ASSERT_FALSE(r.completed());
+  EXPECT_NE(r.stop.message.find("drive 'drive.crank_pivot': t = "), std::string::npos) << r.stop.message;
+  EXPECT_NE(r.stop.message.find("outside the table's times [0, 0.2] s"), std::string::npos) << r.stop.message;
+  ASSERT_FALSE(r.trajectory.rows.empty());
+  EXPECT_LE(r.trajectory.rows.back()(0), 0.2);
+}
+
+TEST(Drives, ModelFileMotions) {
+  const std::string head = R"(
+bodies:
+  - {name: arm, mass: 1.0, com: [0.5, 0, 0], inertia: [0.0, 0.1, 0.1]}
+joints:
+  - {name: pivot, type: revolute, parent: ground, child: arm, axis: [0, 0, 1], q: 0.2}
+drives:
+)";
+  const auto motion = [&](const std::string& item) {
+    return parse_mechanism(head + "  - {joint: pivot, " + item + "}\n", "m.yaml").drives.at(0).motion;
+  };
+  EXPECT_DOUBLE_EQ(motion("speed: 2.0")(1.5).value, 0.2 + 3.0);  // from the joint's q
+  EXPECT_DOUBLE_EQ(motion("polynomial: [1, 0, 3]")(2.0).acceleration, 6.0);
+  EXPECT_DOUBLE_EQ(motion("sine: {amplitude: 2, frequency: 0.25}")(1.0).value, 2.0);
+  EXPECT_DOUBLE_EQ(motion("table: [[0, 1], [1, 3]]")(0.5).value, 2.0);
+  EXPECT_DOUBLE_EQ(motion("expression: '2*t', rate: '2', acceleration: '0'")(0.25).value, 0.5);
+  const auto error = [&](const std::string& item) {
+    return test::error_of([&] { parse_mechanism(head + "  - {joint: pivot, " + item + "}\n", "m.yaml"); });
+  };
+  EXPECT_NE(error("speed: 1, sine: {amplitude: 1, frequency: 1}").find("gives both 'speed' and 'sine'"), std::string::npos);
+  EXPECT_NE(error("rate: '1'").find("has no motion"), std::string::npos);
+  const std::string e = error("expression: 'sin(t'");
+  EXPECT_NE(e.find("m.yaml:"), std::string::npos) << e;
+  EXPECT_NE(e.find("'expression' of drive on joint 'pivot': expression 'sin(t' does not parse"), std::string::npos) << e;
+  EXPECT_NE(error("table: [[0, 1], [0, 3]]").find("times must increase"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace loopdyn
