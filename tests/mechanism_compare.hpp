@@ -21,6 +21,13 @@ inline auto fields(const loopdyn::BodyForceSpec& s) { return std::tie(s.body, s.
 inline auto fields(const loopdyn::BodyTorqueSpec& s) { return std::tie(s.body, s.torque); }
 
 /// Every field but `where` equal; rotations (written as roll-pitch-yaw) to 1e-15.
+inline void expect_same_function(const TimeFunction& a, const TimeFunction& b) {
+  const TimeFunction::Form x = a.form(), y = b.form();
+  EXPECT_EQ(x.kind, y.kind);
+  EXPECT_EQ(x.numbers, y.numbers) << x.kind;
+  EXPECT_EQ(x.texts, y.texts) << x.kind;
+}
+
 inline void expect_same(const Mechanism& a, const Mechanism& b) {
   EXPECT_EQ(a.name, b.name);
   EXPECT_EQ(a.gravity, b.gravity);
@@ -74,6 +81,8 @@ inline void expect_same(const Mechanism& a, const Mechanism& b) {
           EXPECT_TRUE(fields(x) == fields(y)) << "force #" << k + 1;
         },
         a.forces[k].element);
+    ASSERT_EQ(a.forces[k].profile.has_value(), b.forces[k].profile.has_value()) << "force #" << k + 1;
+    if (a.forces[k].profile) expect_same_function(*a.forces[k].profile, *b.forces[k].profile);
   }
   ASSERT_EQ(a.couplings.size(), b.couplings.size());
   for (std::size_t k = 0; k < a.couplings.size(); ++k) {
@@ -88,11 +97,8 @@ inline void expect_same(const Mechanism& a, const Mechanism& b) {
   }
   ASSERT_EQ(a.drives.size(), b.drives.size());
   for (std::size_t k = 0; k < a.drives.size(); ++k) {
-    const TimeFunction::Form x = a.drives[k].motion.form(), y = b.drives[k].motion.form();
     EXPECT_EQ(a.drives[k].joint, b.drives[k].joint);
-    EXPECT_EQ(x.kind, y.kind) << a.drives[k].joint;
-    EXPECT_EQ(x.numbers, y.numbers) << a.drives[k].joint;
-    EXPECT_EQ(x.texts, y.texts) << a.drives[k].joint;
+    expect_same_function(a.drives[k].motion, b.drives[k].motion);
   }
   EXPECT_TRUE(b.callbacks.empty());
 }

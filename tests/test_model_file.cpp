@@ -803,7 +803,7 @@ TEST(ModelFileWriter, EveryBundledModelRoundTrips) {
   EXPECT_GE(n, 10);
 }
 
-// Every kind of drive motion is written back as given (a `speed` as its polynomial).
+// Every kind of drive motion and load profile is written back as given (a `speed` as its polynomial).
 TEST(ModelFileWriter, DrivesRoundTrip) {
   Mechanism m = loopdyn::parse_mechanism(two_links, "t.yaml");
   using loopdyn::TimeFunction;
@@ -813,6 +813,10 @@ TEST(ModelFileWriter, DrivesRoundTrip) {
   m.drives = {{"j1", TimeFunction::polynomial({0.1, 2.0, -0.5}), ""},
               {"j2", TimeFunction::expression("0.2*sin(t)", "0.2*cos(t)"), ""}};
   expect_round_trip(m, false);
+  m.drives.clear();  // and loads with a profile
+  m.forces = {{loopdyn::JointForceSpec{"j1", {2.0}}, "", TimeFunction::sine(1.0, 0.5, 0.0, 0.0)},
+              {loopdyn::BodyTorqueSpec{"b", Vec3(0, 0, 1)}, "", TimeFunction::table({0.0, 1.0}, {0.0, 1.0})}};
+  expect_round_trip(m);
 }
 
 TEST(ModelFileWriter, GeneratedMechanismsRoundTrip) {

@@ -2,9 +2,21 @@
 // and the mechanism's energy.
 #include "loopdyn/core/forces.hpp"
 
+#include <stdexcept>
+
 namespace loopdyn {
 
 namespace {
+
+// A load's profile at t; one that fails there (a table that ends, a value that is not finite)
+// names the force.
+double profile_value(const ModelForce& f, double t) {
+  try {
+    return (*f.profile)(t).value;
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(f.label + ", its profile: " + e.what());
+  }
+}
 
 // Spatial force about the world origin of a world force F applied at world point x: [x × F; F].
 Vec6 force_at(const Vec3& x, const Vec3& F) {
@@ -42,6 +54,7 @@ void evaluate_forces(const Model& model, const KinematicsData& kin, double t, co
   out.tau.setZero();
   out.f_world.setZero();
   for (const ModelForce& f : model.forces) {
+    const double scale = f.profile ? profile_value(f, t) : 1.0;
     switch (f.kind) {
       case ModelForce::Kind::joint_spring_damper: {
         // τ = k (rest − q) − c q̇ on a one-coordinate joint.
@@ -50,11 +63,13 @@ void evaluate_forces(const Model& model, const KinematicsData& kin, double t, co
         break;
       }
       case ModelForce::Kind::point_spring_damper: point_spring_damper(f, kin, out); break;
-      case ModelForce::Kind::joint_force: out.tau.segment(model.v_index[f.joint], f.value.size()) += f.value; break;
+      case ModelForce::Kind::joint_force: out.tau.segment(model.v_index[f.joint], f.value.size()) += scale * f.value; break;
       case ModelForce::Kind::body_force:
-        add_body_force(out, f.body1, force_at(point_position(kin, f.body1, f.point1), f.vector));
+        add_body_force(out, f.body1, force_at(point_position(kin, f.body1, f.point1), scale * f.vector));
         break;
-      case ModelForce::Kind::body_torque: add_body_force(out, f.body1, (Vec6() << f.vector, Vec3::Zero()).finished()); break;
+      case ModelForce::Kind::body_torque:
+        add_body_force(out, f.body1, (Vec6() << scale * f.vector, Vec3::Zero()).finished());
+        break;
     }
   }
   for (const ForceCallback& cb : model.callbacks) cb(t, model, kin, q, u, out);

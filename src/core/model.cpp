@@ -461,6 +461,20 @@ Model detail::build_tree(const Mechanism& mech) {
     const bool ok = std::isfinite(f.stiffness) && std::isfinite(f.damping) && std::isfinite(f.rest) &&
                     f.point1.allFinite() && f.point2.allFinite() && f.vector.allFinite() && f.value.allFinite();
     if (!ok) fail(fs.where, "force element has a non-finite value");
+    static const char* const kind_names[] = {"joint_spring_damper", "point_spring_damper", "joint_force", "body_force",
+                                             "body_torque"};
+    const std::string kind = kind_names[static_cast<int>(f.kind)];
+    const int body = f.body1 >= 0 ? f.body1 : f.body2;  // a point spring-damper may hang from the ground
+    f.label = "force #" + std::to_string(m.forces.size() + 1) + " (" + kind + " on '" +
+              (f.joint >= 0 ? m.joints[f.joint].name : body >= 0 ? m.body_name[body] : std::string(ground_name)) + "')";
+    if (fs.profile) {
+      if (f.kind == ModelForce::Kind::joint_spring_damper || f.kind == ModelForce::Kind::point_spring_damper)
+        fail(fs.where, kind + ": a spring-damper has no profile (profiles scale joint_force, body_force, body_torque)");
+      if (!(fs.profile->first_time() <= 0.0))
+        fail(fs.where, f.label + ": its profile starts at t = " + std::to_string(fs.profile->first_time()) +
+                           " s, after the run's start t = 0");
+      f.profile = fs.profile;
+    }
     m.forces.push_back(std::move(f));
   }
   m.callbacks = mech.callbacks;

@@ -433,17 +433,22 @@ ForceSpec Parser::force(const YAML::Node& node, int index) const {
                                       m.number("damping", 0.0),
                                       m.number("rest_length", 0.0)};
   } else if (type == "joint_force") {
-    m.allow({"type", "joint", "value"});
+    m.allow({"type", "joint", "value", "profile"});
     f.element = JointForceSpec{m.text("joint"), to_numbers(m.required("value"), m.field("value"), true)};
   } else if (type == "body_force") {
-    m.allow({"type", "body", "point", "force"});
+    m.allow({"type", "body", "point", "force", "profile"});
     f.element = BodyForceSpec{m.text("body"), m.vec3("point", Vec3::Zero()), m.vec3("force")};
   } else if (type == "body_torque") {
-    m.allow({"type", "body", "torque"});
+    m.allow({"type", "body", "torque", "profile"});
     f.element = BodyTorqueSpec{m.text("body"), m.vec3("torque")};
   } else {
     fail(type_node, "unknown force type " + in_quotes(type) + " in " + label +
                         " (expected one of: " + std::string(force_type_list) + ")");
+  }
+  if (const YAML::Node p = m.optional("profile"); p.IsDefined()) {
+    const MapReader pm(*this, p, m.field("profile"));
+    pm.allow({"polynomial", "sine", "table", "expression", "rate", "acceleration"});
+    f.profile = motion(pm, p, nullptr);
   }
   f.where = where(node);
   return f;
@@ -641,6 +646,7 @@ class Writer {
   void force(const ForceSpec& f);
   void coupling(const CouplingSpec& c);
   void drive(const DriveSpec& d);
+  void motion(const TimeFunction& function);
 
   /// `k:` followed by a block list of `items`, each written by `item`; nothing when empty.
   template <class T, class F>
@@ -752,13 +758,23 @@ void Writer::force(const ForceSpec& f) {
     text("body", s->body);
     vec3("torque", s->torque);
   }
+  if (f.profile) {
+    key("profile") << YAML::BeginMap;
+    motion(*f.profile);
+    out_ << YAML::EndMap;
+  }
 }
 
 // Terms {(joint1, ratio), (joint2, −1)} = −offset are written as a gear, anything else as linear.
 // A drive as its motion was given; `speed` is written as the polynomial it stands for.
 void Writer::drive(const DriveSpec& d) {
   text("joint", d.joint);
-  const TimeFunction::Form f = d.motion.form();
+  motion(d.motion);
+}
+
+// The keys of a function of time in the current mapping (`drives:` items, `profile:`).
+void Writer::motion(const TimeFunction& function) {
+  const TimeFunction::Form f = function.form();
   if (f.kind == "polynomial") {
     key("polynomial");
     numbers(f.numbers.data(), f.numbers.size());

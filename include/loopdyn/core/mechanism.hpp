@@ -105,6 +105,9 @@ struct BodyTorqueSpec {
 struct ForceSpec {
   std::variant<JointSpringDamperSpec, PointSpringDamperSpec, JointForceSpec, BodyForceSpec, BodyTorqueSpec> element;
   std::string where;
+  /// joint_force, body_force, body_torque: the load is its value times profile(t) (model file
+  /// `profile:`); none = constant.
+  std::optional<TimeFunction> profile;
 };
 
 /// Linear coupling of one-coordinate joint coordinates: Σ coefficient_k q(joint_k) = value.

@@ -48,6 +48,9 @@ struct ModelForce {
   Vec3 vector = Vec3::Zero();        ///< force or torque (world frame)
   VecX value;                        ///< joint_force values (nv of the joint)
   double stiffness = 0.0, damping = 0.0, rest = 0.0;
+  /// joint_force, body_force, body_torque: value or vector times profile(t); none = constant.
+  std::optional<TimeFunction> profile;
+  std::string label;                 ///< e.g. "force #2 (joint_force on 'crank')", for messages
 };
 
 /// Linear coupling of one-coordinate tree joints: Σ coefficient · q[q_index] = value.
