@@ -237,14 +237,18 @@ joints:
 forces:
 )";
 
-TEST(Profiles, SineTorqueOnABarFollowsTheClosedForm) {
-  const Model model = Model::build(parse_mechanism(
-      kPendulum + "  - {type: joint_force, joint: pivot, value: 2.0, profile: {sine: {amplitude: 1, frequency: 0.5}}}\n",
-      "bar.yaml"));
+// The bar with one force element (a flow-style `forces:` item), run by default from rest to t_end.
+RunResult run_bar(const std::string& force, double t_end) {
+  const Model model = Model::build(parse_mechanism(kPendulum + "  - " + force + "\n", "bar.yaml"));
   RunSettings s;
-  s.simulation.t_end = 2.0;
+  s.simulation.t_end = t_end;
   s.simulation.output_dt = 0.1;
-  const RunResult r = run(model, model.q0, model.u0, s);
+  return run(model, model.q0, model.u0, s);
+}
+
+TEST(Profiles, SineTorqueOnABarFollowsTheClosedForm) {
+  const RunResult r =
+      run_bar("{type: joint_force, joint: pivot, value: 2.0, profile: {sine: {amplitude: 1, frequency: 0.5}}}", 2.0);
   ASSERT_TRUE(r.completed()) << r.stop.message;
   const double J = 0.1 + 0.25, A = 2.0, w = std::numbers::pi;
   for (std::size_t k = 0; k < r.trajectory.rows.size(); ++k) {
@@ -256,12 +260,7 @@ TEST(Profiles, SineTorqueOnABarFollowsTheClosedForm) {
 
 // A body torque whose table ends before the run: the run stops there, naming the force.
 TEST(Profiles, ATableThatEndsNamesTheForce) {
-  const Model model = Model::build(parse_mechanism(
-      kPendulum + "  - {type: body_torque, body: arm, torque: [0, 0, 1], profile: {table: [[0, 0], [0.3, 1]]}}\n",
-      "bar.yaml"));
-  RunSettings s;
-  s.simulation.t_end = 1.0;
-  const RunResult r = run(model, model.q0, model.u0, s);
+  const RunResult r = run_bar("{type: body_torque, body: arm, torque: [0, 0, 1], profile: {table: [[0, 0], [0.3, 1]]}}", 1.0);
   ASSERT_FALSE(r.completed());
   EXPECT_NE(r.stop.message.find("force #1 (body_torque on 'arm'), its profile: t = "), std::string::npos) << r.stop.message;
   const std::string e = test::error_of([] {
