@@ -86,15 +86,25 @@ std::vector<std::string> loop_methods() {
   return out;
 }
 
-std::string MethodInfo::scope_problem(const Model& model, const VecX& q) const {
+namespace {
+
+// The model's first drive, or nullptr.
+const ModelCoupling* first_drive(const Model& model) {
   for (const ModelCoupling& c : model.couplings)
-    if (c.drive && !drives) {
-      std::string with;
-      for (const MethodInfo& m : methods())
-        if (m.drives && m.implemented()) with.append(with.empty() ? "" : ", ").append(m.name);
-      return std::string(name) + " does not take drives (`" + c.name +
-             "`): its velocity analysis has no time derivative. Use " + with + ", or `method = auto`";
-    }
+    if (c.drive) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string MethodInfo::scope_problem(const Model& model, const VecX& q) const {
+  if (const ModelCoupling* d = first_drive(model); d && !drives) {
+    std::string with;
+    for (const MethodInfo& m : methods())
+      if (m.drives && m.implemented()) with.append(with.empty() ? "" : ", ").append(m.name);
+    return std::string(name) + " does not take drives (`" + d->name +
+           "`): its velocity analysis has no time derivative. Use " + with + ", or `method = auto`";
+  }
   return out_of_scope ? out_of_scope(model, q) : std::string();
 }
 
@@ -114,9 +124,7 @@ std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model
   const MethodInfo& m = method_info(name);
   if (!m.implemented())
     throw ModelError("method '" + std::string(name) + "' (paper " + std::string(m.paper) + ") is not implemented yet");
-  if (!m.drives)
-    for (const ModelCoupling& c : model.couplings)
-      if (c.drive) throw ModelError(m.scope_problem(model, model.q0));
+  if (!m.drives && first_drive(model)) throw ModelError(m.scope_problem(model, model.q0));
   return m.make(model, settings);
 }
 
