@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <tuple>
+#include <type_traits>
 #include <variant>
 
 #include "loopdyn/core/mechanism.hpp"
@@ -19,8 +20,9 @@ inline auto fields(const loopdyn::PointSpringDamperSpec& s) {
 inline auto fields(const loopdyn::JointForceSpec& s) { return std::tie(s.joint, s.value); }
 inline auto fields(const loopdyn::BodyForceSpec& s) { return std::tie(s.body, s.point, s.force); }
 inline auto fields(const loopdyn::BodyTorqueSpec& s) { return std::tie(s.body, s.torque); }
+inline auto fields(const loopdyn::JointPdSpec& s) { return std::tie(s.joint, s.stiffness, s.damping, s.effort); }
 
-/// Every field but `where` equal; rotations (written as roll-pitch-yaw) to 1e-15.
+/// Two functions of time given the same way.
 inline void expect_same_function(const TimeFunction& a, const TimeFunction& b) {
   const TimeFunction::Form x = a.form(), y = b.form();
   EXPECT_EQ(x.kind, y.kind);
@@ -28,6 +30,7 @@ inline void expect_same_function(const TimeFunction& a, const TimeFunction& b) {
   EXPECT_EQ(x.texts, y.texts) << x.kind;
 }
 
+/// Every field but `where` equal; rotations (written as roll-pitch-yaw) to 1e-15.
 inline void expect_same(const Mechanism& a, const Mechanism& b) {
   EXPECT_EQ(a.name, b.name);
   EXPECT_EQ(a.gravity, b.gravity);
@@ -64,6 +67,7 @@ inline void expect_same(const Mechanism& a, const Mechanism& b) {
     EXPECT_EQ(x.q, y.q) << x.name;
     EXPECT_EQ(x.u, y.u) << x.name;
     EXPECT_EQ(x.cut, y.cut) << x.name;
+    EXPECT_EQ(x.effort, y.effort) << x.name;
     EXPECT_EQ(x.independent, y.independent) << x.name;
   }
   ASSERT_EQ(a.markers.size(), b.markers.size());
@@ -77,8 +81,10 @@ inline void expect_same(const Mechanism& a, const Mechanism& b) {
     ASSERT_EQ(a.forces[k].element.index(), b.forces[k].element.index()) << "force #" << k + 1;
     std::visit(
         [&](const auto& x) {
-          const auto& y = std::get<std::decay_t<decltype(x)>>(b.forces[k].element);
+          using E = std::decay_t<decltype(x)>;
+          const auto& y = std::get<E>(b.forces[k].element);
           EXPECT_TRUE(fields(x) == fields(y)) << "force #" << k + 1;
+          if constexpr (std::is_same_v<E, loopdyn::JointPdSpec>) expect_same_function(x.target, y.target);
         },
         a.forces[k].element);
     ASSERT_EQ(a.forces[k].profile.has_value(), b.forces[k].profile.has_value()) << "force #" << k + 1;

@@ -1,7 +1,7 @@
-// Drives (prescribed motions, `drives:`), loads with a time profile (`profile:`) and the functions
-// of time both follow (time_function.hpp): each kind against its exact value and derivatives, the
-// driven slider-crank and a pendulum under a sine torque against their closed forms, and the
-// refusals.
+// Drives (prescribed motions, `drives:`), loads with a time profile (`profile:`), PD controllers
+// (`joint_pd`) and the functions of time they follow (time_function.hpp): each kind against its
+// exact value and derivatives, the driven slider-crank, a bar under a sine torque and under a PD
+// controller against their closed forms, and the refusals.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +11,7 @@
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/run/run.hpp"
 #include "loopdyn/run/start_state.hpp"
+#include "slider_crank_closed_form.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {
@@ -86,32 +87,6 @@ TEST(TimeFunction, ExpressionsOfTime) {
   EXPECT_NE(test::message_of([&] { nan(0.5); }).find("not finite"), std::string::npos);
 }
 
-// The slider-crank of models/slider_crank_driven.yaml in closed form: crank angle θ, x_B(θ), the
-// generalized mass M(θ) and potential V(θ) (the file's comment); the motor torque at constant ω is
-// τ = ½ M'(θ) ω² + V'(θ), with M' and V' by five-point differences of the closed forms (error
-// h⁴ f⁽⁵⁾/30 ~ 1e-13 at h = 1e-3 for these trigonometric functions).
-struct SliderCrank {
-  double r = 0.1, L = 0.3, m1 = 1.0, m2 = 2.0, m3 = 0.5, g = 9.81;
-  double slider(double th) const { return r * std::cos(th) + std::sqrt(L * L - r * r * std::sin(th) * std::sin(th)); }
-  double mass(double th) const {
-    const double s = std::sin(th), c = std::cos(th), D = std::sqrt(L * L - r * r * s * s);
-    const double dxB = -r * s - r * r * s * c / D, dphi = -r * c / D;
-    const double gx = (-r * s + dxB) / 2.0, gy = r * c / 2.0;
-    const double J_O = m1 * r * r / 12.0 + m1 * r * r / 4.0;
-    return J_O + m2 * (gx * gx + gy * gy) + m2 * L * L / 12.0 * dphi * dphi + m3 * dxB * dxB;
-  }
-  double potential(double th) const { return g * (m1 * r / 2.0 + m2 * r / 2.0) * std::sin(th); }
-  template <class F>
-  static double derivative(F f, double x) {
-    const double h = 1e-3;
-    return (8.0 * (f(x + h) - f(x - h)) - (f(x + 2 * h) - f(x - 2 * h))) / (12.0 * h);
-  }
-  double torque(double th, double w) const {
-    return 0.5 * w * w * derivative([this](double x) { return mass(x); }, th) +
-           derivative([this](double x) { return potential(x); }, th);
-  }
-};
-
 // Every method that takes drives, and auto, over one revolution at 100 rpm (dopri5, rtol 1e-8):
 // the crank follows ω t (u̇ = f̈ = 0: every stage integrates it exactly, 1e-12 rad asked), the
 // slider the closed-form x_B(ω t) within dopri5's rtol on its 0.4 m (4e-9 m; 1e-8 asked), and the
@@ -122,7 +97,7 @@ TEST(Drives, SliderCrankAt100RpmGivesTheClosedFormMotorTorque) {
   const Model model = test::load_model("slider_crank_driven");
   const StartState start = start_state(model, model.q0, model.u0, true);
   const double w = 2.0 * std::numbers::pi * 100.0 / 60.0;
-  const SliderCrank sc;
+  const test::SliderCrank sc;
   double range = 0.0;
   for (double th = 0.0; th < 2 * std::numbers::pi; th += 0.01) range = std::max(range, std::abs(sc.torque(th, w)));
   ASSERT_GT(range, 1.0);
@@ -191,6 +166,7 @@ TEST(Drives, ATableThatEndsStopsTheRunWithTheRowsBefore) {
   s.simulation.output_dt = 0.05;
   const RunResult r = run(model, start.q, start.u, s);
   ASSERT_FALSE(r.completed());
+  EXPECT_EQ(r.stop.kind, RunStopKind::input);
   EXPECT_NE(r.stop.message.find("drive 'drive.crank_pivot': t = "), std::string::npos) << r.stop.message;
   EXPECT_NE(r.stop.message.find("outside the table's times [0, 0.2] s"), std::string::npos) << r.stop.message;
   ASSERT_FALSE(r.trajectory.rows.empty());
@@ -268,6 +244,68 @@ TEST(Profiles, ATableThatEndsNamesTheForce) {
                     "bar.yaml");
   });
   EXPECT_NE(e.find("unknown key 'profile'"), std::string::npos) << e;
+}
+
+// A load's profile that ends stops the run as an input error, which `auto` does not hand over to
+// dca (dca would stop at the same time): on a four-bar, whose `auto` method dca takes over.
+TEST(Profiles, AnInputThatFailsIsNotHandedOver) {
+  Mechanism m = test::parallelogram_four_bar();
+  m.forces.emplace_back(BodyTorqueSpec{m.bodies[0].name, Vec3(0.0, 0.0, 1.0)}, "",
+                        TimeFunction::table({0.0, 0.1}, {0.0, 1.0}));
+  const Model model = Model::build(m);
+  const StartState start = start_state(model, model.q0, model.u0, true);
+  RunSettings s;
+  s.simulation.t_end = 0.5;
+  const RunResult r = run(model, start.q, start.u, s);
+  ASSERT_FALSE(r.completed());
+  EXPECT_EQ(r.stop.kind, RunStopKind::input);
+  EXPECT_TRUE(r.handovers.empty());
+  EXPECT_NE(r.stop.message.find("its profile: t = "), std::string::npos) << r.stop.message;
+}
+
+// A critically damped PD step on the bar (J = 0.35 kg m², no gravity): kp = J ω², kd = 2 J ω
+// from rest to the target 1 rad gives θ(t) = 1 − (1 + ω t) e^(−ω t). dopri5's rtol 1e-8 on θ ≤ 1:
+// 1e-7 asked.
+TEST(JointPd, CriticallyDampedStepFollowsTheClosedForm) {
+  const double J = 0.35, w = 4.0;
+  const RunResult r = run_bar("{type: joint_pd, joint: pivot, stiffness: " + std::to_string(J * w * w) +
+                                  ", damping: " + std::to_string(2 * J * w) + ", target: 1.0}",
+                              2.0);
+  ASSERT_TRUE(r.completed()) << r.stop.message;
+  for (std::size_t k = 0; k < r.trajectory.rows.size(); ++k) {
+    const double t = r.trajectory.at(k, "t");
+    EXPECT_NEAR(r.trajectory.at(k, "q.pivot"), 1.0 - (1.0 + w * t) * std::exp(-w * t), 1e-7) << t;
+  }
+}
+
+// A target far away saturates the controller at its effort for the whole run: θ = e t² / (2 J).
+// The effort comes from the element, else from the joint (a URDF's <limit effort>).
+TEST(JointPd, OutputIsClampedToTheEffort) {
+  const double J = 0.35, e = 0.5;
+  const RunResult r = run_bar("{type: joint_pd, joint: pivot, stiffness: 1000, target: 100, effort: 0.5}", 1.0);
+  ASSERT_TRUE(r.completed()) << r.stop.message;
+  for (std::size_t k = 0; k < r.trajectory.rows.size(); ++k) {
+    const double t = r.trajectory.at(k, "t");
+    EXPECT_NEAR(r.trajectory.at(k, "q.pivot"), e * t * t / (2 * J), 1e-9) << t;
+  }
+  Mechanism m = parse_mechanism(kPendulum + "  - {type: joint_pd, joint: pivot, stiffness: 1000, target: 100}\n", "bar.yaml");
+  m.joints[0].effort = e;
+  const Model model = Model::build(m);
+  EXPECT_EQ(model.forces[0].effort, e);
+}
+
+TEST(JointPd, BadControllersAreNamed) {
+  const auto error = [](const std::string& force) {
+    return test::error_of([&] { Model::build(parse_mechanism(kPendulum + "  - " + force + "\n", "bar.yaml")); });
+  };
+  EXPECT_NE(error("{type: joint_pd, joint: pivot, stiffness: -1, target: 0}").find("must not be negative"), std::string::npos);
+  EXPECT_NE(error("{type: joint_pd, joint: pivot, stiffness: 1, target: 0, effort: 0}").find("effort must be > 0"),
+            std::string::npos);
+  EXPECT_NE(error("{type: joint_pd, joint: nowhere, stiffness: 1, target: 0}").find("unknown joint 'nowhere'"),
+            std::string::npos);
+  EXPECT_NE(error("{type: joint_pd, joint: pivot, stiffness: 1}").find("missing required key 'target'"), std::string::npos);
+  EXPECT_NE(error("{type: joint_pd, joint: pivot, stiffness: 1, target: {speed: 1}}").find("unknown key 'speed'"),
+            std::string::npos);
 }
 
 }  // namespace

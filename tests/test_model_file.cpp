@@ -815,7 +815,9 @@ TEST(ModelFileWriter, DrivesRoundTrip) {
   expect_round_trip(m, false);
   m.drives.clear();  // and loads with a profile
   m.forces = {{loopdyn::JointForceSpec{"j1", {2.0}}, "", TimeFunction::sine(1.0, 0.5, 0.0, 0.0)},
-              {loopdyn::BodyTorqueSpec{"b", Vec3(0, 0, 1)}, "", TimeFunction::table({0.0, 1.0}, {0.0, 1.0})}};
+              {loopdyn::BodyTorqueSpec{"b", Vec3(0, 0, 1)}, "", TimeFunction::table({0.0, 1.0}, {0.0, 1.0})},
+              {loopdyn::JointPdSpec{"j2", 40.0, 4.0, TimeFunction::polynomial({0.5}), 2.5}, "", std::nullopt}};
+  m.joints[0].effort = 7.0;
   expect_round_trip(m);
 }
 

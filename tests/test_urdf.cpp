@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -260,6 +261,8 @@ TEST(UrdfMapping, JointTypes) {
       "t.urdf");
   EXPECT_EQ(joint_named(m, "rev").type, JointType::revolute);
   EXPECT_EQ(joint_named(m, "rev").axis, Vec3(0, 0, 2));  // Model::build normalizes
+  EXPECT_EQ(joint_named(m, "rev").effort, 1.0);          // <limit effort>: what a joint_pd on it may apply
+  EXPECT_EQ(joint_named(m, "cont").effort, std::numeric_limits<double>::infinity());
   EXPECT_EQ(joint_named(m, "cont").type, JointType::revolute);
   EXPECT_EQ(joint_named(m, "cont").axis, Vec3(1, 0, 0));  // URDF's default axis
   EXPECT_EQ(joint_named(m, "pri").type, JointType::prismatic);

@@ -159,6 +159,8 @@ def write_yaml(robot):
             out.append(f"    axis: {yaml_vec(j['axis'])}")
         if "child_origin" in j:
             out.append("    cut: true")
+        if j["type"] == "prismatic":  # the URDF's <limit effort>
+            out.append("    effort: 1000")
     if robot.damping:
         out += ["", "forces:                          # URDF <dynamics damping>"]
         for name, c in robot.damping:
@@ -211,7 +213,7 @@ def write_urdf(robot):
                 "    " + urdf_origin(j["origin"])]
         if j["axis"] is not None:
             out.append(f'    <axis xyz="{" ".join(nums(j["axis"]))}"/>')
-        if j["type"] == "prismatic":  # required by URDF for prismatic joints, not read by loopdyn
+        if j["type"] == "prismatic":  # required by URDF for prismatic joints; loopdyn reads the effort
             out.append('    <limit lower="-1" upper="1" effort="1000" velocity="1"/>')
         if j["name"] in damping:
             out.append(f'    <dynamics damping="{num(damping[j["name"]])}"/>')

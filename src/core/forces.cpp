@@ -2,19 +2,22 @@
 // and the mechanism's energy.
 #include "loopdyn/core/forces.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "loopdyn/core/errors.hpp"
 
 namespace loopdyn {
 
 namespace {
 
-// A load's profile at t; one that fails there (a table that ends, a value that is not finite)
-// names the force.
-double profile_value(const ModelForce& f, double t) {
+// A load's profile (a controller's target) at t; one that fails there (a table that ends, a value
+// that is not finite) names the force.
+TimeValue profile_at(const ModelForce& f, double t) {
   try {
-    return (*f.profile)(t).value;
+    return (*f.profile)(t);
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(f.label + ", its profile: " + e.what());
+    throw InputError(f.label + (f.kind == ModelForce::Kind::joint_pd ? ", its target: " : ", its profile: ") + e.what());
   }
 }
 
@@ -54,7 +57,15 @@ void evaluate_forces(const Model& model, const KinematicsData& kin, double t, co
   out.tau.setZero();
   out.f_world.setZero();
   for (const ModelForce& f : model.forces) {
-    const double scale = f.profile ? profile_value(f, t) : 1.0;
+    if (f.kind == ModelForce::Kind::joint_pd) {
+      // τ = kp (q* − q) + kd (q̇* − q̇), clamped to ±effort.
+      const TimeValue target = profile_at(f, t);
+      const int qi = model.q_index[f.joint], vi = model.v_index[f.joint];
+      const double tau = f.stiffness * (target.value - q(qi)) + f.damping * (target.rate - u(vi));
+      out.tau(vi) += std::clamp(tau, -f.effort, f.effort);
+      continue;
+    }
+    const double scale = f.profile ? profile_at(f, t).value : 1.0;
     switch (f.kind) {
       case ModelForce::Kind::joint_spring_damper: {
         // τ = k (rest − q) − c q̇ on a one-coordinate joint.
@@ -70,6 +81,7 @@ void evaluate_forces(const Model& model, const KinematicsData& kin, double t, co
       case ModelForce::Kind::body_torque:
         add_body_force(out, f.body1, (Vec6() << scale * f.vector, Vec3::Zero()).finished());
         break;
+      case ModelForce::Kind::joint_pd: break;  // above
     }
   }
   for (const ForceCallback& cb : model.callbacks) cb(t, model, kin, q, u, out);

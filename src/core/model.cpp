@@ -281,6 +281,7 @@ Model detail::build_tree(const Mechanism& mech) {
     parent_of[j] = find_body(s.parent, s.where, who + "parent: ");
     child_of[j] = find_body(s.child, s.where, who + "child: ");
     if (parent_of[j] == child_of[j]) fail(s.where, who + "parent and child are the same body '" + s.child + "'");
+    if (!(s.effort > 0.0)) fail(s.where, who + "effort must be > 0 (got " + std::to_string(s.effort) + ")");
     check_frame(s, s.parent_frame, "parent_frame");
     check_frame(s, s.child_frame, "child_frame");
     kernel[j] = make_joint(s);
@@ -450,11 +451,26 @@ Model detail::build_tree(const Mechanism& mech) {
             f.body1 = to_model(find_body(e.body, fs.where, "body_force: "));
             if (f.body1 < 0) fail(fs.where, "body_force: cannot apply a force to ground");
             f.point1 = e.point, f.vector = e.force;
-          } else {
+          } else if constexpr (std::is_same_v<E, BodyTorqueSpec>) {
             f.kind = ModelForce::Kind::body_torque;
             f.body1 = to_model(find_body(e.body, fs.where, "body_torque: "));
             if (f.body1 < 0) fail(fs.where, "body_torque: cannot apply a torque to ground");
             f.vector = e.torque;
+          } else {
+            f.kind = ModelForce::Kind::joint_pd;
+            f.joint = tree_joint_index(e.joint, "joint_pd");
+            if (m.nv_joint[f.joint] != 1 || m.nq_joint[f.joint] != 1)
+              fail(fs.where, "joint_pd: joint '" + e.joint + "' must have one coordinate");
+            if (!(e.stiffness >= 0.0) || !(e.damping >= 0.0))
+              fail(fs.where, "joint_pd on '" + e.joint + "': stiffness and damping must not be negative");
+            f.stiffness = e.stiffness, f.damping = e.damping;
+            f.effort = e.effort.value_or(mech.joints[joint_of.at(e.joint)].effort);
+            if (!(f.effort > 0.0))
+              fail(fs.where, "joint_pd on '" + e.joint + "': effort must be > 0 (got " + std::to_string(f.effort) + ")");
+            if (!(e.target.first_time() <= 0.0))
+              fail(fs.where, "joint_pd on '" + e.joint + "': its target starts at t = " +
+                                 std::to_string(e.target.first_time()) + " s, after the run's start t = 0");
+            f.profile = e.target;
           }
         },
         fs.element);
@@ -462,11 +478,13 @@ Model detail::build_tree(const Mechanism& mech) {
                     f.point1.allFinite() && f.point2.allFinite() && f.vector.allFinite() && f.value.allFinite();
     if (!ok) fail(fs.where, "force element has a non-finite value");
     static const char* const kind_names[] = {"joint_spring_damper", "point_spring_damper", "joint_force", "body_force",
-                                             "body_torque"};
+                                             "body_torque", "joint_pd"};
     const std::string kind = kind_names[static_cast<int>(f.kind)];
     const int body = f.body1 >= 0 ? f.body1 : f.body2;  // a point spring-damper may hang from the ground
     f.label = "force #" + std::to_string(m.forces.size() + 1) + " (" + kind + " on '" +
               (f.joint >= 0 ? m.joints[f.joint].name : body >= 0 ? m.body_name[body] : std::string(ground_name)) + "')";
+    if (fs.profile && f.kind == ModelForce::Kind::joint_pd)
+      fail(fs.where, kind + ": give its time dependence as `target`, not `profile`");
     if (fs.profile) {
       if (f.kind == ModelForce::Kind::joint_spring_damper || f.kind == ModelForce::Kind::point_spring_damper)
         fail(fs.where, kind + ": a spring-damper has no profile (profiles scale joint_force, body_force, body_torque)");

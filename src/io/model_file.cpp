@@ -67,7 +67,7 @@ std::string joint_type_list() {
 }
 
 constexpr std::string_view force_type_list =
-    "joint_spring_damper, point_spring_damper, joint_force, body_force, body_torque";
+    "joint_spring_damper, point_spring_damper, joint_force, body_force, body_torque, joint_pd";
 
 constexpr std::string_view constraint_type_list = "gear, linear";
 
@@ -361,7 +361,8 @@ VisualSpec Parser::visual(const YAML::Node& node, const std::string& label) cons
 JointSpec Parser::joint(const YAML::Node& node, int index) const {
   MapReader m(*this, node, "joint #" + std::to_string(index + 1));
   m.name_by("joint");
-  m.allow({"name", "type", "parent", "child", "parent_frame", "child_frame", "axis", "axis2", "q", "u", "cut", "independent"});
+  m.allow({"name", "type", "parent", "child", "parent_frame", "child_frame", "axis", "axis2", "q", "u", "cut", "independent",
+           "effort"});
   JointSpec j;
   j.name = m.text("name");
   const YAML::Node type_node = m.required("type");
@@ -396,6 +397,7 @@ JointSpec Parser::joint(const YAML::Node& node, int index) const {
     j.u = to_numbers(u, m.field("u") + " (" + type_name + ")", shape.nv, shape.u_layout, one_u);
   j.cut = m.flag("cut", false);
   j.independent = m.flag("independent", false);
+  j.effort = m.number("effort", j.effort);
   j.where = where(node);
   return j;
 }
@@ -441,6 +443,19 @@ ForceSpec Parser::force(const YAML::Node& node, int index) const {
   } else if (type == "body_torque") {
     m.allow({"type", "body", "torque", "profile"});
     f.element = BodyTorqueSpec{m.text("body"), m.vec3("torque")};
+  } else if (type == "joint_pd") {
+    m.allow({"type", "joint", "stiffness", "damping", "target", "effort"});
+    JointPdSpec pd{m.text("joint"), m.number("stiffness"), m.number("damping", 0.0), {}, {}};
+    const YAML::Node target = m.required("target");
+    if (target.IsScalar()) {
+      pd.target = TimeFunction::constant(to_number(target, m.field("target")));
+    } else {
+      const MapReader tm(*this, target, m.field("target"));
+      tm.allow({"polynomial", "sine", "table", "expression", "rate", "acceleration"});
+      pd.target = motion(tm, target, nullptr);
+    }
+    if (m.optional("effort").IsDefined()) pd.effort = m.number("effort");
+    f.element = std::move(pd);
   } else {
     fail(type_node, "unknown force type " + in_quotes(type) + " in " + label +
                         " (expected one of: " + std::string(force_type_list) + ")");
@@ -719,6 +734,7 @@ void Writer::joint(const JointSpec& j) {
   list("u", j.u);
   flag("cut", j.cut);
   flag("independent", j.independent);
+  if (std::isfinite(j.effort)) number("effort", j.effort);
 }
 
 void Writer::marker(const MarkerSpec& mk) {
@@ -757,6 +773,15 @@ void Writer::force(const ForceSpec& f) {
     text("type", "body_torque");
     text("body", s->body);
     vec3("torque", s->torque);
+  } else if (const auto* s = std::get_if<JointPdSpec>(&f.element)) {
+    text("type", "joint_pd");
+    text("joint", s->joint);
+    number("stiffness", s->stiffness);
+    number("damping", s->damping, 0.0);
+    key("target") << YAML::BeginMap;
+    motion(s->target);
+    out_ << YAML::EndMap;
+    if (s->effort) number("effort", *s->effort);
   }
   if (f.profile) {
     key("profile") << YAML::BeginMap;

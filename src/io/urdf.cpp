@@ -418,6 +418,10 @@ void Converter::add_joint(const urdf::Joint& j) {
     }
     default: fail_at(doc_.line("joint", j.name), "joint '" + j.name + "': unsupported type");
   }
+  // <limit effort>: the actuator limit the controllers on the joint respect (JointSpec::effort);
+  // position and velocity limits are not modelled.
+  if (j.limits && j.limits->effort > 0.0 && (s.type == JointType::revolute || s.type == JointType::prismatic))
+    s.effort = j.limits->effort;
   mech_.joints.push_back(s);
   add_dynamics(j, s);
 }

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "loops/constraint_rows.hpp"
+#include "loopdyn/core/errors.hpp"
 #include "loopdyn/core/linalg.hpp"
 
 namespace loopdyn {
@@ -56,7 +57,7 @@ TimeValue coupling_value(const ModelCoupling& c, double t) {
   try {
     return c.value(t);
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error("drive '" + c.name + "': " + e.what());
+    throw InputError("drive '" + c.name + "': " + e.what());
   }
 }
 

@@ -47,6 +47,8 @@ void attempt(const Model& model, const VecX& q0, const VecX& u0, const RunSettin
     r.stop = stop_of(RunStopKind::watch, e);
   } catch (const IntegrationError& e) {
     r.stop = stop_of(RunStopKind::integration, e);
+  } catch (const InputError& e) {
+    r.stop = stop_of(RunStopKind::input, e);
   } catch (const std::invalid_argument&) {
     throw;  // the settings or the model, not the run (ModelError too)
   } catch (const std::runtime_error& e) {
@@ -73,9 +75,11 @@ RunResult run(const Model& model, const VecX& q0, const VecX& u0, const RunSetti
   }
   attempt(model, q0, u0, settings, callbacks, method, r);
   // `auto` does not stop where dca can go on: it starts again with dca, saying why. A cancelled run
-  // stops as asked; a model dca does not take (drives) keeps the stop.
+  // stops as asked, a failed input would fail dca too, and a model dca does not take (drives) keeps
+  // the stop.
   constexpr std::string_view kFallback = "dca";
   if (settings.method == "auto" && method != kFallback && !r.completed() && r.stop.kind != RunStopKind::cancelled &&
+      r.stop.kind != RunStopKind::input &&
       method_info(kFallback).scope_problem(model, q0).empty()) {
     r.handovers.push_back({method, std::string(kFallback), r.stop.message});
     if (callbacks.handover) callbacks.handover(r.handovers.back());

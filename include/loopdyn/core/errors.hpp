@@ -36,4 +36,13 @@ class IntegrationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An input of a run failed at a time: a user's force callback (it raised, returned the wrong
+/// shape or a value that is not finite), a load's profile or a drive's motion (a table that ends,
+/// an expression that is not finite there). The message names the element, the time and the
+/// value. No other method would do better: `auto` keeps the stop.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace loopdyn

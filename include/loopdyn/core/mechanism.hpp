@@ -4,9 +4,11 @@
 
 #include <array>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -65,6 +67,9 @@ struct JointSpec {
   std::vector<double> u;              ///< initial speeds (nv), empty = zero
   bool cut = false;                   ///< pin as a loop-closing joint
   bool independent = false;           ///< keep its speeds independent (assembly, partitioned methods)
+  /// Largest force or torque an actuator may apply on the joint (URDF <limit effort>, model file
+  /// `effort`): the controllers on it (joint_pd) clamp their output to ±effort. ∞ = no limit.
+  double effort = std::numeric_limits<double>::infinity();
   std::string where;
 };
 
@@ -101,9 +106,25 @@ struct BodyTorqueSpec {
   std::string body;
   Vec3 torque = Vec3::Zero();
 };
+/// PD controller on a one-coordinate joint: τ = stiffness (q*(t) − q) + damping (q̇*(t) − q̇) with
+/// q* = target, clamped to ±effort (none given: the joint's JointSpec::effort).
+struct JointPdSpec {
+  std::string joint;
+  double stiffness = 0.0, damping = 0.0;
+  TimeFunction target;
+  std::optional<double> effort;
+};
 
 struct ForceSpec {
-  std::variant<JointSpringDamperSpec, PointSpringDamperSpec, JointForceSpec, BodyForceSpec, BodyTorqueSpec> element;
+  using Element =
+      std::variant<JointSpringDamperSpec, PointSpringDamperSpec, JointForceSpec, BodyForceSpec, BodyTorqueSpec, JointPdSpec>;
+  ForceSpec() = default;
+  // A constructor rather than an aggregate: `{element, where}` leaves the profile out without a
+  // missing-initializer warning (-Wextra warned at 18 places when the profile came in).
+  ForceSpec(Element e, std::string w = {}, std::optional<TimeFunction> p = std::nullopt)
+      : element(std::move(e)), where(std::move(w)), profile(std::move(p)) {}
+
+  Element element;
   std::string where;
   /// joint_force, body_force, body_torque: the load is its value times profile(t) (model file
   /// `profile:`); none = constant.

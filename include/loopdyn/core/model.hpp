@@ -40,7 +40,7 @@ struct ModelMarker {
 
 /// Force element resolved to indices. Kinds mirror mechanism.hpp's *Spec types.
 struct ModelForce {
-  enum class Kind { joint_spring_damper, point_spring_damper, joint_force, body_force, body_torque };
+  enum class Kind { joint_spring_damper, point_spring_damper, joint_force, body_force, body_torque, joint_pd };
   Kind kind;
   int joint = -1;                    ///< tree joint = body index (joint elements)
   int body1 = -1, body2 = -1;        ///< body indices, -1 = ground
@@ -49,7 +49,9 @@ struct ModelForce {
   VecX value;                        ///< joint_force values (nv of the joint)
   double stiffness = 0.0, damping = 0.0, rest = 0.0;
   /// joint_force, body_force, body_torque: value or vector times profile(t); none = constant.
+  /// joint_pd: the target q*(t).
   std::optional<TimeFunction> profile;
+  double effort = std::numeric_limits<double>::infinity();  ///< joint_pd: output clamped to ±effort
   std::string label;                 ///< e.g. "force #2 (joint_force on 'crank')", for messages
 };
 

@@ -35,8 +35,9 @@ struct RunSettings {
   FormulationSettings formulation;
 };
 
-/// Why a run ended before t_end.
-enum class RunStopKind { none, singular_configuration, watch, integration, failure, cancelled };
+/// Why a run ended before t_end: input is an InputError (a force callback, a profile, a drive's
+/// motion), which `auto` does not hand over.
+enum class RunStopKind { none, singular_configuration, watch, integration, input, failure, cancelled };
 struct RunStop {
   RunStopKind kind = RunStopKind::none;
   std::string message;
