@@ -172,12 +172,13 @@ struct Evaluator {
   const Constraints& cons;
   KinematicsData kin;
   ConstraintData data;
-  Evaluator(const Model& m, const Constraints& c) : model(m), cons(c), kin(m), data(m) {}
+  double t;  ///< of the drives' rows
+  Evaluator(const Model& m, const Constraints& c, double time) : model(m), cons(c), kin(m), data(m), t(time) {}
 
   VecX phi(const VecX& q) {
     update_positions(model, kin, q);
     VecX out(cons.rows());
-    constraint_position(model, cons, kin, 0.0, data, out);  // runs start at t = 0 (drives)
+    constraint_position(model, cons, kin, t, data, out);
     return out;
   }
   // G at q, each row's entries on the speeds it acts on (row_speeds): O(nnz) where a dense G
@@ -311,12 +312,12 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
     for (int k = 0; k < nv; ++k) res.independent_speeds.push_back(k);
     return res;
   }
-  Evaluator ev(model, all);
+  Evaluator ev(model, all, settings.time);
 
   // Partition at q0 (001 eq 11), from the kept (independent) rows.
   const std::vector<bool> fixed =
       settings.fixed_speeds.empty() ? marked_independent_speeds(model) : settings.fixed_speeds;
-  std::vector<int> dep = choose_dependent_speeds(Evaluator(model, cons).jacobian(res.q), fixed);
+  std::vector<int> dep = choose_dependent_speeds(Evaluator(model, cons, settings.time).jacobian(res.q), fixed);
 
   // Positions (001 eq 12-13): Δu_d = −G_d⁺ Φ, step halved until ‖Φ‖₂ decreases.
   VecX phi = ev.phi(res.q);
@@ -359,10 +360,10 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
     throw std::runtime_error(s.str());
   }
 
-  // Velocities (001 eq 14): G_d u_d = −G_i u_i − Φ_t at the assembled q (Φ_t: drives at t = 0).
+  // Velocities (001 eq 14): G_d u_d = −G_i u_i − Φ_t at the assembled q (Φ_t: the drives' rates).
   const SparseMat G = ev.jacobian(res.q);
   VecX phi_t(ev.cons.rows());
-  constraint_time_rate(model, ev.cons, 0.0, phi_t);
+  constraint_time_rate(model, ev.cons, settings.time, phi_t);
   const double scale = std::max(1.0, max_abs(G) * inf_norm(u0));  // velocity_scale
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (attempt == 1) dep = choose_dependent_speeds(G, fixed);  // G_d lost rank since q0

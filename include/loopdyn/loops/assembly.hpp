@@ -37,6 +37,7 @@ namespace loopdyn {
 struct AssemblySettings {
   double tolerance = 1e-12;      ///< on ‖Φ‖∞; velocity: ‖G u‖∞ ≤ tolerance · max(1, max|G| ‖u‖∞)
   int max_iterations = 50;       ///< Newton iterations on the positions
+  double time = 0.0;             ///< t of the drives' rows (Φ = q − f(t)); runs start at t = 0
   std::vector<bool> fixed_speeds;  ///< (nv or empty) true = keep this speed's coordinate as given
                                    ///< when possible; empty = the speeds of the joints marked
                                    ///< `independent: true` (marked_independent_speeds), or, when
