@@ -3,6 +3,9 @@ loopdyn.Method.accelerations(t, q, u) on models/fourbar_park_regular.yaml at its
 state, per method, and prints the Markdown table of docs/python.md beside the C++ times of
 bench_python_overhead (its JSON, the first argument): median over repetitions, per call.
 
+Then the cost of a force callback from Python (simulate(forces=f)): the same fixed-step run of
+the four-bar with f returning zeros and without f, the difference per call of f.
+
 Also shows where numpy arrays are not copied: q and u given as float64 arrays are read in place
 (a list is converted first: the `q, u as lists` column costs the conversion), `out=` receives u'
 without a new array, and a simulation's columns are views of one array.
@@ -52,6 +55,32 @@ def main(cpp_json):
     r = loopdyn.simulate(model, t_end=0.1)
     views = all(np.shares_memory(r[c], r.data) for c in r.columns)
     print(f"\nsimulate: {len(r.columns)} columns, every one a view of result.data: {views}")
+    callback_overhead(model)
+
+
+def callback_overhead(model):
+    """simulate(forces=f), f returning a preallocated zero array, against the same run without f:
+    lagrange-dense, rk4 at dt = 1 ms over 2 s; median wall time of 7 runs each."""
+    zeros, calls = np.zeros(model.nv), [0]
+
+    def forces(t, q, u):
+        calls[0] += 1
+        return zeros
+
+    settings = dict(method="lagrange-dense", integrator="rk4", dt=1e-3, t_end=2.0, output_dt=0.1)
+
+    def wall(**extra):
+        return statistics.median(timeit.repeat(lambda: loopdyn.simulate(model, **settings, **extra), repeat=7, number=1))
+
+    without, with_f = wall(), wall(forces=forces)
+    calls[0] = 0
+    r = loopdyn.simulate(model, **settings, forces=forces)
+    evaluations = r.stats["rhs_evaluations"]
+    added = (with_f - without) * 1e6
+    print("\n| run (lagrange-dense, rk4, dt = 1 ms, 2 s) | wall [ms] | calls of f | evaluations | added per call of f [µs] |")
+    print("|---|---|---|---|---|")
+    print(f"| without forces | {without * 1e3:.1f} | | {evaluations} | |")
+    print(f"| forces=f (zeros) | {with_f * 1e3:.1f} | {calls[0]} | {evaluations} | {added / calls[0]:.2f} |")
 
 
 if __name__ == "__main__":

@@ -8,12 +8,12 @@ import json
 import sys
 import warnings
 
-from ._loopdyn import (IntegrationError, Method, Model, ModelError, RunWatchError, SingularConfigurationError, chain,
-                       ladder, method_names, nfourbar, normalized_yaml, options, spatial_ladder, square_chain,
-                       square_net)
+from ._loopdyn import (Analysis, IntegrationError, InverseDynamics, Method, Model, ModelError, RunWatchError,
+                       SingularConfigurationError, chain, ladder, method_names, nfourbar, normalized_yaml, options,
+                       spatial_ladder, square_chain, square_net)
 from ._loopdyn import _convert, _simulate, _view_csv, _view_table
 
-__all__ = ["IntegrationError", "Mechanism", "Method", "Model", "ModelError", "Result", "RunError", "RunWatchError",
+__all__ = ["Analysis", "IntegrationError", "InverseDynamics", "Mechanism", "Method", "Model", "ModelError", "Result", "RunError", "RunWatchError",
            "SingularConfigurationError",
            "chain", "convert", "ladder", "load", "method", "method_names", "nfourbar", "options", "simulate", "spatial_ladder",
            "square_chain", "square_net", "view"]
@@ -176,11 +176,17 @@ class RunError(RuntimeError):
 
 
 _STOPS = {"singular_configuration": SingularConfigurationError, "watch": RunWatchError,
-          "integration": IntegrationError, "failure": RunError}
+          "integration": IntegrationError, "input": RunError, "failure": RunError}
 
 
-def simulate(model, method="auto", q0=None, u0=None, assemble=True, **options):
+def simulate(model, method="auto", q0=None, u0=None, assemble=True, forces=None, **options):
     """Integrates model from (q0, u0) (default: the model's), as `loopdyn simulate` does.
+
+    forces: a function f(t, q, u) returning nv generalized forces (a numpy array or a list), added
+    to the model's at every evaluation of the method: a controller. q and u are read-only arrays
+    valid during the call (copy them to keep them). A result of another shape, a value that is not
+    finite, or an exception raised by f stops the run with a RunError naming the time (the
+    exception f raised is its __cause__, and the rows before the stop are its `result`).
 
     Loops are closed first (assemble=False: the state is checked instead). `method="auto"` picks
     one (model.default_method) and starts again with dca when it stops. A run that stops raises
@@ -190,7 +196,10 @@ def simulate(model, method="auto", q0=None, u0=None, assemble=True, **options):
     lists them with their defaults; docs/methods.md, "Options"):
     """
     q, u, initial = model._start_state(q0, u0, assemble)
-    columns, data, stats, events, ran, handovers, stop, message = _simulate(model, q, u, method=method, **options)
+    columns, data, stats, events, ran, handovers, stop, message, raised = _simulate(model, q, u, forces, method=method,
+                                                                                    **options)
+    if isinstance(raised, KeyboardInterrupt):
+        raise raised
     for source, target, reason in handovers:
         warnings.warn(f"auto: {source} stopped: {reason}\nauto: starting again with {target}, which crosses singular "
                       "configurations", RuntimeWarning, stacklevel=2)
@@ -198,7 +207,7 @@ def simulate(model, method="auto", q0=None, u0=None, assemble=True, **options):
     if stop:
         error = _STOPS[stop](message)
         error.result = result
-        raise error
+        raise error from raised
     return result
 
 

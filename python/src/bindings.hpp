@@ -14,6 +14,7 @@ namespace py = pybind11;
 void bind_model(py::module_& m);    // model.cpp: Model, info, assemble, generators
 void bind_methods(py::module_& m);  // methods.cpp: Method, simulate
 void bind_viewer(py::module_& m);   // viewer.cpp: the viewer's page of a run
+void bind_analysis(py::module_& m); // analysis.cpp: Analysis, InverseDynamics
 
 /// Each note (import notes, the viewer page's notes) as a Python UserWarning, as the CLI prints
 /// them on stderr; error_already_set when warnings are errors.

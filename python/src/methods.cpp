@@ -3,9 +3,13 @@
 // to let Python handle signals, so that Ctrl-C stops a long run with a KeyboardInterrupt.
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <optional>
 
 #include "arrays.hpp"
+#include "loopdyn/core/errors.hpp"
 #include "bindings.hpp"
 #include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/loops/loop_structure.hpp"
@@ -189,20 +193,104 @@ const char* stop_name(RunStopKind kind) {
     case RunStopKind::singular_configuration: return "singular_configuration";
     case RunStopKind::watch: return "watch";
     case RunStopKind::integration: return "integration";
+    case RunStopKind::input: return "input";
     case RunStopKind::failure: return "failure";
     case RunStopKind::cancelled: return "cancelled";
   }
   return "failure";
 }
 
+std::string type_of(const py::handle& value) { return "a " + std::string(py::str(value.get_type().attr("__name__"))); }
+
+// A Python function f(t, q, u) -> generalized forces (nv numbers) as a force callback of the
+// model: called at every evaluation of the run with the GIL taken for the call. q and u are
+// read-only numpy arrays over buffers of its own, refreshed at each call (no allocation): valid
+// during the call, to be copied to be kept. A result of another shape, a value that is not finite
+// or an exception raised by f stops the run with an InputError naming the time and the value (the
+// rows before it are kept); the exception itself is kept for the Python side to chain.
+class PythonForces {
+ public:
+  PythonForces(py::function f, const Model& model) : s_(std::make_shared<State>()) {
+    s_->f = std::move(f);
+    s_->q = read_only(model.nq);
+    s_->u = read_only(model.nv);
+    s_->names = model.coordinate_names();
+    s_->nq = model.nq;
+  }
+
+  void operator()(double t, const Model&, const KinematicsData&, const VecX& q, const VecX& u, AppliedForces& out) const {
+    py::gil_scoped_acquire gil;
+    State& s = *s_;
+    std::copy(q.data(), q.data() + q.size(), const_cast<double*>(s.q.data()));
+    std::copy(u.data(), u.data() + u.size(), const_cast<double*>(s.u.data()));
+    py::object result;
+    try {
+      result = s.f(t, s.q, s.u);
+    } catch (py::error_already_set& e) {
+      s.raised = e.value();
+      fail(t, "raised " + std::string(py::str(e.type().attr("__name__"))) + ": " + py::str(e.value()).cast<std::string>());
+    }
+    const std::string expected = ", expected an array of nv = " + std::to_string(u.size()) + " generalized forces";
+    if (result.is_none()) fail(t, "returned None" + expected);  // numpy would make it a 0-d nan
+    const auto tau = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(result);
+    if (!tau || tau.ndim() != 1 || tau.shape(0) != u.size())
+      fail(t, "returned " + (tau ? "shape " + std::string(py::str(tau.attr("shape"))) : type_of(result)) + expected);
+    for (Eigen::Index k = 0; k < u.size(); ++k) {
+      const double x = tau.at(k);
+      if (!std::isfinite(x))
+        fail(t, "returned " + std::to_string(x) + " for " + s.names[static_cast<std::size_t>(s.nq + k)] + " (entry " +
+                    std::to_string(k) + ")");
+      out.tau(k) += x;
+    }
+  }
+
+  /// The exception f raised, or None.
+  py::object raised() const { return s_->raised; }
+
+ private:
+  struct State {
+    py::function f;
+    py::array_t<double> q, u;
+    std::vector<std::string> names;
+    Eigen::Index nq = 0;
+    py::object raised = py::none();
+  };
+
+  static py::array_t<double> read_only(Eigen::Index n) {
+    py::array_t<double> a(n);
+    std::fill(a.mutable_data(), a.mutable_data() + n, 0.0);
+    a.attr("flags").attr("writeable") = false;
+    return a;
+  }
+
+  [[noreturn]] static void fail(double t, const std::string& what) {
+    char at[48];
+    std::snprintf(at, sizeof at, "forces callback at t = %.9g: ", t);
+    throw InputError(at + what);
+  }
+
+  std::shared_ptr<State> s_;  // shared by the copies std::function makes, which touch no reference count
+};
+
 // loopdyn::run (run.hpp) of `method` from (q0, u0), the settings as `loopdyn simulate`'s options,
 // without the GIL. At every output time the GIL is taken back for a moment so that Python runs its
 // signal handlers: Ctrl-C cancels the run, and the KeyboardInterrupt is raised after it. Returns
-// (columns, data, stats, events, method, handovers, stop kind, stop message): the Python side
-// raises the stop's typed exception with the rows computed before it.
-py::tuple simulate(std::shared_ptr<const Model> model, const py::handle& q, const py::handle& u,
+// (columns, data, stats, events, method, handovers, stop kind, stop message, the exception `forces`
+// raised or None): the Python side raises the stop's typed exception with the rows computed before
+// it. `forces`: a function f(t, q, u) -> generalized forces added to the model's (PythonForces).
+py::tuple simulate(std::shared_ptr<const Model> model, const py::handle& q, const py::handle& u, const py::object& forces,
                    const py::kwargs& options) {
   RunSettings rs = settings_from(all_run_options(), options, "simulate()");
+  // forces: the model with one more force callback (a copy: the Model is immutable and shared).
+  std::optional<PythonForces> python_forces;
+  if (!forces.is_none()) {
+    if (!PyCallable_Check(forces.ptr()))
+      throw py::type_error("forces: expected a function f(t, q, u) -> generalized forces, got " + type_of(forces));
+    auto with = std::make_shared<Model>(*model);
+    python_forces.emplace(forces.cast<py::function>(), *with);
+    with->callbacks.push_back(*python_forces);
+    model = std::move(with);
+  }
   VecX q0(model->nq), u0(model->nv);
   read_vector(q, "q0", "nq", q0);
   read_vector(u, "u0", "nv", u0);
@@ -225,7 +313,8 @@ py::tuple simulate(std::shared_ptr<const Model> model, const py::handle& q, cons
   for (const Handover& h : r.handovers)
     handovers.append(py::make_tuple(h.from, h.to, render_settings(h.reason, Spelling::python)));
   return py::make_tuple(r.trajectory.columns, table(r.trajectory), stats(r.trajectory), events, r.method, handovers,
-                        stop_name(r.stop.kind), render_settings(r.stop.message, Spelling::python));
+                        stop_name(r.stop.kind), render_settings(r.stop.message, Spelling::python),
+                        python_forces ? python_forces->raised() : py::object(py::none()));
 }
 
 }  // namespace
@@ -239,7 +328,7 @@ void bind_methods(py::module_& m) {
            "u̇ (nv) at (t, q, u), into `out` when given")
       .def_property_readonly("multipliers", &Method::multipliers, "loop multipliers of the last call (a copy)")
       .def("reactions", &Method::reactions, py::arg("t"), py::arg("q"), py::arg("u"));
-  m.def("_simulate", &simulate, py::arg("model"), py::arg("q0"), py::arg("u0"));
+  m.def("_simulate", &simulate, py::arg("model"), py::arg("q0"), py::arg("u0"), py::arg("forces"));
   m.def(
       "options",
       [](const std::string& kind) {

@@ -67,4 +67,5 @@ PYBIND11_MODULE(_loopdyn, m) {
   python::bind_model(m);
   python::bind_methods(m);
   python::bind_viewer(m);
+  python::bind_analysis(m);
 }
