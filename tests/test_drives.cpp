@@ -204,14 +204,7 @@ drives:
 // J θ̈ = τ from rest gives θ(t) = A/(J ω) (t − sin(ω t)/ω). dopri5's rtol 1e-8 on θ of ~6 rad:
 // 1e-7 asked. The work column is ∫ τ θ̇ dt, integrated as one more state at the same rtol, and
 // equals the kinetic energy gained (a few J; measured 1.6e-7 J off at most): 1e-6 J asked.
-const std::string kPendulum = R"(
-gravity: [0, 0, 0]
-bodies:
-  - {name: arm, mass: 1.0, com: [0.5, 0, 0], inertia: [0.0, 0.1, 0.1]}
-joints:
-  - {name: pivot, type: revolute, parent: ground, child: arm, axis: [0, 0, 1]}
-forces:
-)";
+const std::string kPendulum = test::bar_text() + "forces:\n";
 
 // The bar with one force element (a flow-style `forces:` item), run by default from rest to t_end.
 RunResult run_bar(const std::string& force, double t_end) {

@@ -1,6 +1,10 @@
 // Shared test helpers (test_support.hpp).
 #include "test_support.hpp"
 
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
 #include <Eigen/SVD>
 
 namespace loopdyn::test {
@@ -106,6 +110,14 @@ SimulationSettings fixed_step_settings(double dt, double t_end, double output_dt
 
 Model load_model(const std::string& file) {
   return Model::build(load_mechanism(std::string(LOOPDYN_SOURCE_DIR) + "/models/" + file + ".yaml"));
+}
+
+std::string bar_text() {
+  std::ifstream in(std::string(LOOPDYN_SOURCE_DIR) + "/tests/models/bar.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) throw std::runtime_error("cannot read tests/models/bar.yaml");
+  return text.str();
 }
 
 Mechanism parallelogram_four_bar(bool pin_cut, double theta) {

@@ -71,6 +71,10 @@ SimulationSettings fixed_step_settings(double dt, double t_end, double output_dt
 /// A bundled model file, models/<file>.yaml, built.
 Model load_model(const std::string& file);
 
+/// The text of tests/models/bar.yaml: a bar on a pivot about z (J = 0.35 kg m²), no gravity, to
+/// which a test appends its `forces:`.
+std::string bar_text();
+
 /// Planar parallelogram four-bar in the x-y plane, unit links, all joints revolute about z: crank
 /// and rocker on ground at (0,0) and (1,0), coupler from the crank tip, loop closed by joint C
 /// (coupler tip to rocker tip). q = (θ, −θ, θ) closes it for any crank angle θ (default π/2);

@@ -11,10 +11,10 @@ import warnings
 from ._loopdyn import (Analysis, IntegrationError, InverseDynamics, Method, Model, ModelError, RunWatchError,
                        SingularConfigurationError, chain, ladder, method_names, nfourbar, normalized_yaml, options,
                        spatial_ladder, square_chain, square_net)
-from ._loopdyn import _convert, _simulate, _view_csv, _view_table
+from ._loopdyn import _Simulation, _convert, _simulate, _view_csv, _view_table
 
 __all__ = ["Analysis", "IntegrationError", "InverseDynamics", "Mechanism", "Method", "Model", "ModelError", "Result", "RunError", "RunWatchError",
-           "SingularConfigurationError",
+           "SingularConfigurationError", "Simulation",
            "chain", "convert", "ladder", "load", "method", "method_names", "nfourbar", "options", "simulate", "spatial_ladder",
            "square_chain", "square_net", "view"]
 
@@ -209,6 +209,63 @@ def simulate(model, method="auto", q0=None, u0=None, assemble=True, forces=None,
         error.result = result
         raise error from raised
     return result
+
+
+class Simulation:
+    """A run advanced step by step, for a controller that computes its inputs between steps (a
+    digital controller at a fixed rate, an agent in the loop): step(dt, tau) integrates [t, t + dt]
+    with the nv generalized forces tau held (zero-order hold) on top of the model's. The start and
+    the options are simulate()'s (loopdyn.options()); the method is picked once (`auto` does not
+    hand over). A stop raises as simulate() does, with the rows so far as `result`, and leaves the
+    simulation stopped. docs/python.md has the details."""
+
+    def __init__(self, model, method="auto", q0=None, u0=None, assemble=True, **options):
+        q, u, self.initial = model._start_state(q0, u0, assemble)
+        self._sim = _Simulation(model, q, u, method=method, **options)
+
+    def step(self, dt, tau=None):
+        """Integrates dt [s] with tau (nv generalized forces; None: zero) held; returns self."""
+        try:
+            self._sim.step(dt, tau)
+        except (SingularConfigurationError, RunWatchError, IntegrationError) as e:
+            e.result = self.result()
+            raise
+        except ValueError:
+            raise
+        except RuntimeError as e:
+            error = RunError(str(e))
+            error.result = self.result()
+            raise error from None
+        return self
+
+    @property
+    def t(self):
+        return self._sim.t
+
+    @property
+    def q(self):
+        return self._sim.q
+
+    @property
+    def u(self):
+        return self._sim.u
+
+    @property
+    def state(self):
+        """(t, q, u) now (copies)."""
+        return self._sim.t, self._sim.q, self._sim.u
+
+    @property
+    def method(self):
+        return self._sim.method
+
+    def result(self):
+        """The rows so far as a Result (the start, every output_dt within the steps, each step's end)."""
+        columns, data, stats = self._sim.rows()
+        return Result(columns, data, self.method, stats, [], self.initial)
+
+    def __repr__(self):
+        return f"<loopdyn.Simulation: {self.method}, t = {self.t:.9g}>"
 
 
 def _options_doc(kind):

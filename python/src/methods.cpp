@@ -16,6 +16,7 @@
 #include "loopdyn/run/run.hpp"
 #include "loopdyn/formulations/registry.hpp"
 #include "loopdyn/run/run_options.hpp"
+#include "loopdyn/run/simulation.hpp"
 
 namespace loopdyn::python {
 
@@ -317,9 +318,53 @@ py::tuple simulate(std::shared_ptr<const Model> model, const py::handle& q, cons
                         python_forces ? python_forces->raised() : py::object(py::none()));
 }
 
+// loopdyn.Simulation's C++ side: a Simulation (simulation.hpp) with its model kept alive, the
+// settings as simulate()'s keywords. The Python class adds the start state and the Result.
+class PySimulation {
+ public:
+  PySimulation(std::shared_ptr<const Model> model, const py::handle& q, const py::handle& u, const py::kwargs& options)
+      : model_(std::move(model)), tau_(VecX::Zero(model_->nv)) {
+    const RunSettings rs = settings_from(all_run_options(), options, "Simulation()");
+    VecX q0(model_->nq), u0(model_->nv);
+    read_vector(q, "q0", "nq", q0);
+    read_vector(u, "u0", "nv", u0);
+    simulation_ = std::make_unique<Simulation>(*model_, rs, q0, u0);
+  }
+
+  void step(double dt, const py::object& tau) {
+    if (tau.is_none()) tau_.setZero();
+    else read_vector(tau, "tau", "nv", tau_);
+    simulation_->step(dt, tau_);
+  }
+
+  double time() const { return simulation_->time(); }
+  py::array_t<double> q() const { return to_numpy(simulation_->q()); }
+  py::array_t<double> u() const { return to_numpy(simulation_->u()); }
+  std::string method() const { return simulation_->method(); }
+  /// (columns, data, stats) of the rows so far.
+  py::tuple rows() const {
+    const Trajectory& t = simulation_->trajectory();
+    return py::make_tuple(t.columns, table(t), stats(t));
+  }
+
+ private:
+  std::shared_ptr<const Model> model_;
+  VecX tau_;
+  std::unique_ptr<Simulation> simulation_;
+};
+
 }  // namespace
 
 void bind_methods(py::module_& m) {
+  py::class_<PySimulation>(m, "_Simulation", "loopdyn.Simulation's C++ side.")
+      .def(py::init<std::shared_ptr<const Model>, const py::handle&, const py::handle&, const py::kwargs&>(),
+           py::arg("model"), py::arg("q0"), py::arg("u0"))
+      .def("step", &PySimulation::step, py::arg("dt"), py::arg("tau") = py::none())
+      .def_property_readonly("t", &PySimulation::time)
+      .def_property_readonly("q", &PySimulation::q)
+      .def_property_readonly("u", &PySimulation::u)
+      .def_property_readonly("method", &PySimulation::method)
+      .def("rows", &PySimulation::rows);
   py::class_<Method>(m, "Method", "A formulation of loopdyn (docs/methods.md) for one model.")
       .def(py::init<std::shared_ptr<const Model>, const std::string&, const py::kwargs&>(), py::arg("model"),
            py::arg("name"))

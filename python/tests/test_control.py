@@ -8,17 +8,9 @@ import numpy as np
 import pytest
 
 import loopdyn
-from conftest import model_path
+from conftest import SOURCE_DIR, model_path
 
-# A bar on a pivot about z, no gravity: J = 0.1 + 0.25 = 0.35 kg m² about the pivot.
-BAR = """
-name: bar
-gravity: [0, 0, 0]
-bodies:
-  - {name: arm, mass: 1.0, com: [0.5, 0, 0], inertia: [0.1, 0.1, 0.1]}
-joints:
-  - {name: pivot, type: revolute, parent: ground, child: arm, axis: [0, 0, 1]}
-"""
+BAR = open(SOURCE_DIR / "tests" / "models" / "bar.yaml").read()  # J = 0.35 kg m² about its pivot, no gravity
 J = 0.35
 
 
@@ -148,3 +140,47 @@ def test_inverse_dynamics_is_the_driven_runs_motor_torque():
     np.testing.assert_allclose(torques, r["drive.crank_pivot"], atol=1e-8 * scale)
     with pytest.raises(RuntimeError, match="under-actuated"):
         a.inverse_dynamics(0.0, q, u, udot, [])
+
+
+def test_simulation_steps_with_held_torques():
+    """+1 N m for 0.5 s, then -1 N m for 0.5 s, in steps of 0.1 s: θ(1) = 0.25 / J, θ̇(1) = 0 (dopri5
+    integrates each piece's quadratic exactly); energy - work stays 0 (the held torque's work)."""
+    sim = loopdyn.Simulation(loopdyn.Model.parse(BAR))
+    for k in range(10):
+        sim.step(0.1, [1.0 if k < 5 else -1.0])
+    t, q, u = sim.state
+    assert t == pytest.approx(1.0, abs=1e-15) and sim.method == "tree"
+    assert q[0] == pytest.approx(0.25 / J, abs=1e-12) and u[0] == pytest.approx(0.0, abs=1e-12)
+    r = sim.result()
+    assert r["t"][-1] == pytest.approx(1.0) and len(r) == 101
+    np.testing.assert_allclose(r["energy"] - r["work"], 0.0, atol=1e-12)
+
+
+def test_a_stepped_pd_loop_settles_on_its_target():
+    """A 1 kHz PD loop from Python, torque held between samples: at kp = J w², kd = 2 J w with
+    w = 4 rad/s (w dt = 0.004, far inside the sampled loop's stability) the bar settles on 1 rad."""
+    sim = loopdyn.Simulation(loopdyn.Model.parse(BAR), output_dt=0.1)
+    w = 4.0
+    for _ in range(3000):
+        _, q, u = sim.state
+        sim.step(1e-3, [J * w * w * (1.0 - q[0]) - 2 * J * w * u[0]])
+    assert sim.q[0] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_simulation_refuses_bad_steps_and_stays_stopped():
+    sim = loopdyn.Simulation(loopdyn.Model.parse(BAR))
+    with pytest.raises(ValueError, match="dt must be finite and > 0"):
+        sim.step(0.0)
+    with pytest.raises(ValueError, match="tau: expected a 1-D array of nv = 1"):
+        sim.step(0.1, [1.0, 2.0])
+    ending = loopdyn.Model.parse(BAR + """
+forces:
+  - {type: joint_force, joint: pivot, value: 1.0, profile: {table: [[0, 0], [0.15, 1]]}}
+""")
+    sim = loopdyn.Simulation(ending)
+    sim.step(0.1)
+    with pytest.raises(loopdyn.RunError, match="its profile: t = ") as e:
+        sim.step(0.1)
+    assert e.value.result["t"][-1] <= 0.15
+    with pytest.raises(loopdyn.RunError, match="the simulation stopped"):
+        sim.step(0.1)

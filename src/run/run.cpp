@@ -25,10 +25,7 @@ void attempt(const Model& model, const VecX& q0, const VecX& u0, const RunSettin
   r.integrator = run_integrator(settings, method);
   r.formulation = make_formulation(method, model, fs);
   if (callbacks.event) r.formulation->set_event_sink(callbacks.event);
-  SimulationSettings sim = settings.simulation;
-  sim.integrator.kind = r.integrator;
-  sim.guard_singular_configurations = fs.on_singular == FormulationSettings::OnSingular::stop;
-  Simulator simulator(model, *r.formulation, sim);
+  Simulator simulator(model, *r.formulation, run_simulation_settings(settings, method));
   const auto progress = [&](double t) {
     if (callbacks.progress) callbacks.progress(t);
     if (callbacks.cancelled && callbacks.cancelled()) throw Cancelled{t};
@@ -59,6 +56,18 @@ void attempt(const Model& model, const VecX& q0, const VecX& u0, const RunSettin
 
 }  // namespace
 
+SimulationSettings run_simulation_settings(const RunSettings& settings, std::string_view method) {
+  SimulationSettings sim = settings.simulation;
+  sim.integrator.kind = run_integrator(settings, method);
+  sim.guard_singular_configurations = settings.formulation.on_singular == FormulationSettings::OnSingular::stop;
+  return sim;
+}
+
+MethodChoice run_method(const Model& model, const VecX& q0, const RunSettings& settings) {
+  if (settings.method != "auto") return {settings.method, "asked for"};
+  return default_method(model, q0, settings.integrator.value_or(IntegratorKind::dopri5));
+}
+
 IntegratorKind run_integrator(const RunSettings& settings, std::string_view method) {
   if (settings.integrator) return *settings.integrator;
   const MethodInfo* m = find_method(method);
@@ -68,11 +77,9 @@ IntegratorKind run_integrator(const RunSettings& settings, std::string_view meth
 RunResult run(const Model& model, const VecX& q0, const VecX& u0, const RunSettings& settings,
               const RunCallbacks& callbacks) {
   RunResult r;
-  std::string method = settings.method;
-  if (method == "auto") {
-    r.choice = default_method(model, q0, settings.integrator.value_or(IntegratorKind::dopri5));
-    method = r.choice->method;
-  }
+  const MethodChoice choice = run_method(model, q0, settings);
+  const std::string method = choice.method;
+  if (settings.method == "auto") r.choice = choice;
   attempt(model, q0, u0, settings, callbacks, method, r);
   // `auto` does not stop where dca can go on: it starts again with dca, saying why. A cancelled run
   // stops as asked, a failed input would fail dca too, and a model dca does not take (drives) keeps

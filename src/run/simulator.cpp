@@ -240,7 +240,7 @@ void Simulator::start_columns(Trajectory& traj) const {
 void Simulator::finish(Trajectory& traj) const {
   // The integrator's own count when it returned; the Simulator's when the run stopped inside it
   // (rejected steps are then not counted).
-  if (traj.stats.steps_accepted == 0) traj.stats = {evaluations_, accepted_, 0};
+  if (accepted_ > traj.stats.steps_accepted) traj.stats = {evaluations_, accepted_, traj.stats.steps_rejected};
   if (projector_) traj.projection = projector_->stats();
   traj.crossings = crossings_;
   traj.guarded = guard_.has_value();
@@ -256,9 +256,21 @@ Trajectory Simulator::run(const VecX& q0, const VecX& u0, const std::function<vo
 }
 
 void Simulator::run(const VecX& q0, const VecX& u0, Trajectory& traj, const std::function<void(double)>& progress) {
+  begin(0.0, q0, u0, traj);
+  try {
+    if (progress) progress(0.0);
+  } catch (...) {
+    finish(traj);
+    throw;
+  }
+  advance(settings_.t_end, traj, progress);
+}
+
+void Simulator::begin(double t0, const VecX& q0, const VecX& u0, Trajectory& traj) {
   if (q0.size() != model_.nq || u0.size() != model_.nv)
     throw std::invalid_argument("initial state has the wrong size (nq = " + std::to_string(model_.nq) +
                                 ", nv = " + std::to_string(model_.nv) + ")");
+  if (!std::isfinite(t0)) throw std::invalid_argument("the start time must be finite");
   traj = Trajectory{};
   start_columns(traj);
   if (settings_.project) projector_.emplace(model_, constraints_, settings_.projection);  // fresh stats
@@ -268,20 +280,38 @@ void Simulator::run(const VecX& q0, const VecX& u0, Trajectory& traj, const std:
   evaluation_seconds_ = 0.0;
 
   formulation_.start(step_plan(settings_.integrator), q0, u0);
-  VecX x0 = VecX::Zero(size());
-  formulation_.to_state(q0, u0, x0.head(formulation_.state_size()));
-  formulation_.to_joint(formulation_state(x0), q_, u_);
+  t_ = t0;
+  x_now_ = VecX::Zero(size());
+  formulation_.to_state(q0, u0, x_now_.head(formulation_.state_size()));
+  formulation_.to_joint(formulation_state(x_now_), q_, u_);
   prepare_change_points(traj, q_, u_);
-  if (monitor_) monitor_->observe(0.0, q_, u_);
+  if (monitor_) monitor_->observe(t0, q_, u_);
   if (watch_) watch_->start(q_, u_);
   update_positions(model_, output_kin_, q_);
   start_springs_ = energy(model_, output_kin_, q_).springs;
-  const std::vector<double> times = output_times(settings_.t_end, settings_.output_dt);
+  traj.rows.push_back(row(t0, x_now_));
+}
+
+void Simulator::advance(double t_end, Trajectory& traj, const std::function<void(double)>& progress) {
+  if (!(t_end >= t_) || !std::isfinite(t_end))
+    throw std::invalid_argument("advance: the end time " + format_time(t_end) + " is before the current time " +
+                                format_time(t_));
+  if (t_end == t_) return;
+  // Output times after t_, at output_dt from it, and t_end.
+  std::vector<double> times = output_times(t_end - t_, settings_.output_dt);
+  times.erase(times.begin());
+  for (double& t : times) t += t_;
+  times.back() = t_end;
   try {
-    traj.stats = integrate(*this, settings_.integrator, 0.0, x0, times, [&](double t, const VecX& x) {
+    const IntegrationStats piece = integrate(*this, settings_.integrator, t_, x_now_, times, [&](double t, const VecX& x) {
       traj.rows.push_back(row(t, x));
+      if (t == t_end) x_now_ = x;  // the accepted state the last step lands on (both integrators land there)
       if (progress) progress(t);
     });
+    traj.stats.rhs_evaluations += piece.rhs_evaluations;
+    traj.stats.steps_accepted += piece.steps_accepted;
+    traj.stats.steps_rejected += piece.steps_rejected;
+    t_ = t_end;
   } catch (const IntegrationError& e) {
     finish(traj);
     // Near a change point every joint-coordinate derivative carries round-off amplified by
@@ -297,6 +327,11 @@ void Simulator::run(const VecX& q0, const VecX& u0, Trajectory& traj, const std:
     throw;
   }
   finish(traj);
+}
+
+void Simulator::joint_state(VecX& q, VecX& u) const {
+  VecX x = x_now_.head(formulation_.state_size());
+  formulation_.to_joint(x, q, u);
 }
 
 }  // namespace loopdyn

@@ -89,6 +89,17 @@ class Simulator final : public OdeSystem {
   /// The same into traj, which keeps the rows written (and the summaries so far) when the run
   /// throws: a stop by the watch, a singular configuration, an integration failure or progress.
   void run(const VecX& q0, const VecX& u0, Trajectory& traj, const std::function<void(double)>& progress = {});
+  /// A run in pieces, for a caller that changes its inputs between them (Simulation): begin at
+  /// (t0, q0, u0), writing the row at t0 into traj, then advance to later times, each piece writing
+  /// the rows of its output times (every output_dt from its start, and its end) and the summaries
+  /// so far. run() is begin at 0 and one advance to t_end. After a stop inside a piece (it throws as
+  /// run does) only begin makes the Simulator usable again.
+  void begin(double t0, const VecX& q0, const VecX& u0, Trajectory& traj);
+  void advance(double t_end, Trajectory& traj, const std::function<void(double)>& progress = {});
+  /// The time reached: the end of the last piece.
+  double time() const { return t_; }
+  /// The joint state at time().
+  void joint_state(VecX& q, VecX& u) const;
 
   /// The formulation's state, and the work of the applied forces (Trajectory's `work`) as one more
   /// component when the model has any.
@@ -132,6 +143,8 @@ class Simulator final : public OdeSystem {
   std::optional<SingularityGuard> guard_;      ///< made by run() when the survey did not walk
   double guard_smallest_ = 1.0;
   std::vector<ChangePointCrossing> crossings_;
+  double t_ = 0.0;  ///< time reached by begin / advance
+  VecX x_now_;      ///< integrator state there
   std::optional<Projector> projector_;  ///< made by run() when settings_.project
   std::optional<Reactions> reactions_;  ///< when settings_.reactions
   std::vector<int> drive_rows_;        ///< kept row of each drive (its column `drive.<joint>`)

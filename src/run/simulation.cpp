@@ -1,0 +1,41 @@
+// Simulation (simulation.hpp): a Simulator advanced one step at a time with held forces.
+#include "loopdyn/run/simulation.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace loopdyn {
+
+Simulation::Simulation(const Model& model, const RunSettings& settings, const VecX& q0, const VecX& u0)
+    : model_(model), tau_(VecX::Zero(model.nv)), q_(q0), u_(u0) {
+  const VecX* tau = &tau_;  // the Simulation does not move (copy and move are deleted)
+  model_.callbacks.push_back([tau](double, const Model&, const KinematicsData&, const VecX&, const VecX&,
+                                   AppliedForces& out) { out.tau += *tau; });
+  method_ = run_method(model_, q0, settings).method;
+  formulation_ = make_formulation(method_, model_, settings.formulation);
+  simulator_ = std::make_unique<Simulator>(model_, *formulation_, run_simulation_settings(settings, method_));
+  simulator_->begin(0.0, q0, u0, trajectory_);
+}
+
+void Simulation::step(double dt, const VecX& tau) {
+  if (!stopped_.empty()) throw std::logic_error("the simulation stopped: " + stopped_);
+  if (!(dt > 0.0) || !std::isfinite(dt))
+    throw std::invalid_argument("step: dt must be finite and > 0, got " + std::to_string(dt));
+  if (tau.size() != model_.nv)
+    throw std::invalid_argument("step: tau has " + std::to_string(tau.size()) + " entries, expected nv = " +
+                                std::to_string(model_.nv));
+  for (Eigen::Index k = 0; k < tau.size(); ++k)
+    if (!std::isfinite(tau(k)))
+      throw std::invalid_argument("step: tau[" + std::to_string(k) + "] (" + model_.speed_names({static_cast<int>(k)}) +
+                                  ") is not finite");
+  tau_ = tau;
+  try {
+    simulator_->advance(simulator_->time() + dt, trajectory_);
+  } catch (const std::exception& e) {
+    stopped_ = e.what();
+    throw;
+  }
+  simulator_->joint_state(q_, u_);
+}
+
+}  // namespace loopdyn
