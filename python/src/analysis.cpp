@@ -82,7 +82,7 @@ void bind_analysis(py::module_& m) {
                              "their forces or torques")
       .def_property_readonly("multipliers", [](const InverseDynamicsResult& r) { return to_numpy(r.multipliers); },
                              "the kept loop rows' multipliers (-G^T lambda the loops' generalized force)")
-      .def_readonly("dof", &InverseDynamicsResult::dof)
+      .def_readonly("dof", &InverseDynamicsResult::dof, "degrees of freedom of the mechanism at q")
       .def_readonly("rank", &InverseDynamicsResult::rank, "degrees of freedom the actuators drive")
       .def_readonly("least_norm", &InverseDynamicsResult::least_norm,
                     "over-actuated: tau is the least-norm of the forces that produce the motion")
@@ -103,15 +103,16 @@ void bind_analysis(py::module_& m) {
                          "Kinematics, mass matrix, loop Jacobian and inverse dynamics of a model at a state "
                          "(loopdyn::Analysis, docs/python.md).")
       .def(py::init<std::shared_ptr<const Model>>(), py::arg("model"))
+      .def("__repr__", [](const PyAnalysis& a) { return "<loopdyn.Analysis of '" + a.model().name + "'>"; })
       .def("body_pose", [](PyAnalysis& a, const py::handle& q, const std::string& body) {
         return homogeneous(a.get().body_pose(a.q(q), body));
       }, py::arg("q"), py::arg("body"), "the body frame's pose in the world, a 4x4 homogeneous matrix")
       .def("marker_position", [](PyAnalysis& a, const py::handle& q, const std::string& marker) {
         return to_numpy(a.get().marker_position(a.q(q), marker));
-      }, py::arg("q"), py::arg("marker"))
+      }, py::arg("q"), py::arg("marker"), "the marker's world position (3,)")
       .def("marker_velocity", [](PyAnalysis& a, const py::handle& q, const py::handle& u, const std::string& marker) {
         return to_numpy(a.get().marker_velocity(a.q(q), a.v(u, "u"), marker));
-      }, py::arg("q"), py::arg("u"), py::arg("marker"))
+      }, py::arg("q"), py::arg("u"), py::arg("marker"), "the marker's world velocity (3,)")
       .def("frame_jacobian", [](PyAnalysis& a, const py::handle& q, const std::string& body, const py::object& frame,
                                 const std::string& axes) {
         return matrix(a.get().frame_jacobian(a.q(q), body, transform_arg(frame), axes_arg(axes)));
@@ -122,7 +123,7 @@ void bind_analysis(py::module_& m) {
         return matrix(a.get().marker_jacobian(a.q(q), marker));
       }, py::arg("q"), py::arg("marker"), "(3, nv): the marker's world velocity = J u")
       .def("mass_matrix", [](PyAnalysis& a, const py::handle& q) { return matrix(a.get().mass_matrix(a.q(q))); },
-           py::arg("q"))
+           py::arg("q"), "M(q) (nv, nv), the joint-space inertia matrix (CRBA)")
       .def("loop_jacobian", [](PyAnalysis& a, const py::handle& q) { return matrix(a.get().loop_jacobian(a.q(q))); },
            py::arg("q"), "G (m, nv) of the kept loop rows")
       .def("loop_null_space", [](PyAnalysis& a, const py::handle& q) { return matrix(a.get().loop_null_space(a.q(q))); },
