@@ -6,6 +6,7 @@
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/mechanisms/zoo.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -33,6 +34,19 @@ int count_lines(const std::filesystem::path& p) {
   int n = 0;
   for (std::string line; std::getline(in, line);) ++n;
   return n;
+}
+
+// `loopdyn --version`: the project version, and in a git checkout the commit (git describe), from
+// the header the build writes (cmake/version.cmake); python/tests/test_model.py checks that
+// loopdyn.__version__ is the same text.
+TEST(Cli, VersionIsTheProjectsAndTheCommits) {
+  const CliResult r = run("--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.output.rfind("loopdyn 0.1.0", 0), 0u) << r.output;
+  if (std::filesystem::exists(std::string(LOOPDYN_SOURCE_DIR) + "/.git")) {
+    EXPECT_NE(r.output.find(" (git "), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
 }
 
 TEST(Cli, DoublePendulumOfPaper001RunsTenSeconds) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "loopdyn/core/version.hpp"
 #include "loopdyn/loops/assembly.hpp"
 #include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/mechanisms/generators.hpp"
@@ -554,6 +555,7 @@ constexpr const char* kModelFormats = "YAML, URDF (.urdf) or MJCF (.xml/.mjcf)";
 
 int main(int argc, char** argv) {
   CLI::App app{"loopdyn: forward dynamics of multibody systems with closed kinematic loops"};
+  app.set_version_flag("--version", std::string("loopdyn ") + loopdyn::version);
   app.require_subcommand(1);
   const std::string model_file = std::string("model file: ") + kModelFormats;
 

@@ -11,6 +11,7 @@ import warnings
 from ._loopdyn import (Analysis, IntegrationError, InverseDynamics, Method, Model, ModelError, RunWatchError,
                        SingularConfigurationError, chain, ladder, method_names, nfourbar, normalized_yaml, options,
                        spatial_ladder, square_chain, square_net)
+from ._loopdyn import __version__  # "<version> (git <describe>)", as `loopdyn --version`
 from ._loopdyn import _Simulation, _convert, _simulate, _view_csv, _view_table
 
 __all__ = ["Analysis", "IntegrationError", "InverseDynamics", "Mechanism", "Method", "Model", "ModelError", "Result", "RunError", "RunWatchError",

@@ -4,6 +4,7 @@
 #include "bindings.hpp"
 #include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/core/mechanism.hpp"
+#include "loopdyn/core/version.hpp"
 #include "loopdyn/run/run_options.hpp"
 #include "loopdyn/run/run_watch.hpp"
 
@@ -56,6 +57,7 @@ PYBIND11_MODULE(_loopdyn, m) {
   namespace py = pybind11;
   using namespace loopdyn;
   m.doc() = "loopdyn: forward dynamics of multibody systems with closed kinematic loops";
+  m.attr("__version__") = loopdyn::version;
   // ModelError is a std::invalid_argument in C++: a ValueError in Python too, so that code
   // catching bad input generically still catches it.
   model_error = &py::register_exception<ModelError>(m, "ModelError", PyExc_ValueError);

@@ -118,3 +118,9 @@ def test_assembly_closes_the_loops():
     model.check_consistent(a["q"], a["u"])
     with pytest.raises(RuntimeError, match="assemble"):
         model.check_consistent(model.q0 + 0.01, model.u0)
+
+
+def test_version_is_the_clis(cli):
+    """loopdyn.__version__ and `loopdyn --version` come from one generated header."""
+    assert loopdyn.__version__.startswith("0.1.0")
+    assert cli("--version").stdout == f"loopdyn {loopdyn.__version__}\n"
