@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_support.hpp"
+#include "test_support.hpp"
 #include "loopdyn/mechanisms/generators.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/mechanisms/zoo.hpp"
@@ -47,6 +48,20 @@ TEST(Cli, VersionIsTheProjectsAndTheCommits) {
     EXPECT_NE(r.output.find(" (git "), std::string::npos) << r.output;
   }
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+}
+
+// A bar starting at rest with no gravity has zero energy at the start: the summary's energy change
+// is given against the run watch's energy scale, not divided by that zero (it printed
+// "relative 8.1e+299").
+TEST(Cli, EnergyChangeIsAgainstTheEnergyScale) {
+  const auto path = scratch("bar_at_rest.yaml"), csv = scratch("bar_at_rest.csv");
+  std::ofstream(path) << loopdyn::test::bar_text() << "forces:\n  - {type: joint_force, joint: pivot, value: [1.0]}\n";
+  const CliResult r = run("simulate " + path.string() + " --t-end 0.5 --out " + csv.string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("energy      0 J -> "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("of the energy scale"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("e+2"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("e+3"), std::string::npos) << r.output;
 }
 
 TEST(Cli, DoublePendulumOfPaper001RunsTenSeconds) {

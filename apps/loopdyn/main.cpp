@@ -248,8 +248,13 @@ int simulate(const SimulateOptions& o) {
               traj.stats.steps_accepted, traj.stats.steps_rejected, traj.stats.rhs_evaluations);
   if (!traj.rows.empty()) {
     const double e0 = traj.at(0, "energy"), e1 = traj.at(traj.rows.size() - 1, "energy");
-    std::printf("energy      %.9g J -> %.9g J (change %.3g, relative %.3g)\n", e0, e1, e1 - e0,
-                (e1 - e0) / std::max(std::abs(e0), 1e-300));
+    // The change against the run watch's energy scale (kinetic + |potential change| + |work|, the
+    // largest so far): against the start energy it was meaningless where that is near 0
+    // ("relative -2.26e+289" on a mechanism starting at rest at zero potential).
+    const double scale = traj.watch.watched ? traj.watch.balance_scale : std::abs(e0);
+    std::printf("energy      %.9g J -> %.9g J (change %.3g", e0, e1, e1 - e0);
+    if (scale > 0.0) std::printf(", %.3g of the energy scale %.3g J", (e1 - e0) / scale, scale);
+    std::printf(")\n");
     if (const auto w = std::find(traj.columns.begin(), traj.columns.end(), "work"); w != traj.columns.end()) {
       const double work = traj.rows.back()(w - traj.columns.begin());
       std::printf("work        %.9g J by the non-conservative forces (dampers, joint and body forces, drives); energy - work "
