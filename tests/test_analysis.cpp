@@ -261,6 +261,7 @@ TEST(Analysis, BadInputIsNamed) {
   EXPECT_NE(message([&] { a.inverse_dynamics(0.0, m.q, m.u, m.udot, {"base_left", "base_left"}); }).find("named twice"),
             std::string::npos);
   EXPECT_NE(message([&] { a.body_pose(m.q, "nose"); }).find("unknown body 'nose'"), std::string::npos);
+  EXPECT_NE(message([&] { a.body_pose(m.q, "ground"); }).find("the ground has no pose"), std::string::npos);
   EXPECT_NE(message([&] { a.marker_position(m.q, "nose"); }).find("unknown marker 'nose'"), std::string::npos);
   VecX bad = m.q;
   bad(1) = std::nan("");

@@ -72,9 +72,9 @@ void Analysis::at(const VecX& q, const VecX& u) {
 }
 
 int Analysis::body(std::string_view name) const {
-  for (int i = 0; i < model_.nbodies; ++i)
-    if (model_.body_name[i] == name) return i;
-  throw std::invalid_argument("unknown body '" + std::string(name) + "' (bodies: " + quoted_list(model_.body_name) + ")");
+  const int i = model_.body_index(name);  // ModelError (an invalid_argument) for an unknown name
+  if (i < 0) throw std::invalid_argument("body '" + std::string(name) + "': the ground has no pose or speeds to ask for");
+  return i;
 }
 
 const ModelMarker& Analysis::marker(std::string_view name) const {
