@@ -16,7 +16,7 @@ COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
 
 def read(path):
     with open(path) as f:
-        rows = list(csv.reader(f))
+        rows = [r for r in csv.reader(f) if r and not r[0].startswith("#")]  # the CLI's last line: how the run ended
     head, data = rows[0], [[float(v) for v in r] for r in rows[1:]]
     return {name: [r[k] for r in data] for k, name in enumerate(head)}
 

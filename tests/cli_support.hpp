@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <string>
+
+#include "loopdyn/io/csv.hpp"
 
 namespace loopdyn::test {
 
@@ -16,8 +19,9 @@ struct CliResult {
   std::string output;  // stdout and stderr
 };
 
-inline CliResult run_cli(const std::string& args) {
-  const std::string cmd = std::string(LOOPDYN_CLI) + " " + args + " 2>&1";
+/// A shell command line (sh -c), its stdout and stderr together.
+inline CliResult run_shell(const std::string& command) {
+  const std::string cmd = "{ " + command + "; } 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf{};
@@ -25,6 +29,8 @@ inline CliResult run_cli(const std::string& args) {
   const int status = pclose(pipe);
   return {WEXITSTATUS(status), out};
 }
+
+inline CliResult run_cli(const std::string& args) { return run_shell(std::string(LOOPDYN_CLI) + " " + args); }
 
 /// A failed command that printed one line containing `words` (the CLI's form for bad input).
 inline void expect_one_line_error(const CliResult& r, const std::string& words) {
@@ -40,6 +46,19 @@ inline void expect_stopped_run(const CliResult& r, const std::string& words) {
   EXPECT_NE(r.output.find("up to the stop"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("loopdyn: error: "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(words), std::string::npos) << r.output;
+}
+
+/// The CSV a `simulate` wrote: its rows (read_csv skips the comment line) and its last line, which
+/// says how the run ended ("# loopdyn: completed at t = ...", "# loopdyn: stopped after ...").
+struct CliCsv {
+  Trajectory run;
+  std::string ending;
+};
+inline CliCsv read_cli_csv(const std::string& path) {
+  CliCsv csv{read_csv(path), {}};
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) csv.ending = line;
+  return csv;
 }
 
 }  // namespace loopdyn::test

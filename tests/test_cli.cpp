@@ -23,18 +23,12 @@ namespace {
 using loopdyn::test::CliResult;
 using loopdyn::test::expect_one_line_error;
 using loopdyn::test::expect_stopped_run;
+using loopdyn::test::read_cli_csv;
 CliResult run(const std::string& args) { return loopdyn::test::run_cli(args); }
 
 std::string models() { return std::string(LOOPDYN_SOURCE_DIR) + "/models"; }
 std::filesystem::path scratch(const std::string& name) {
   return std::filesystem::temp_directory_path() / ("loopdyn_test_cli_" + name);
-}
-
-int count_lines(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  int n = 0;
-  for (std::string line; std::getline(in, line);) ++n;
-  return n;
 }
 
 // `loopdyn --version`: the project version, and in a git checkout the commit (git describe), from
@@ -70,7 +64,9 @@ TEST(Cli, DoublePendulumOfPaper001RunsTenSeconds) {
                     out.string());
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("double_pendulum"), std::string::npos);
-  EXPECT_EQ(count_lines(out), 1 + 1001);  // header + rows at 0, 0.01, ..., 10
+  const auto csv = read_cli_csv(out.string());
+  EXPECT_EQ(csv.run.rows.size(), 1001u);  // rows at 0, 0.01, ..., 10
+  EXPECT_EQ(csv.ending, "# loopdyn: completed at t = 10 (tree)");
 }
 
 TEST(Cli, EveryBundledModelLoadsAndRuns) {
@@ -84,7 +80,9 @@ TEST(Cli, EveryBundledModelLoadsAndRuns) {
     const auto out = scratch(entry.path().stem().string() + ".csv");
     const CliResult sim = run("simulate " + entry.path().string() + " --t-end 1 --out " + out.string());
     EXPECT_EQ(sim.status, 0) << entry.path() << "\n" << sim.output;
-    EXPECT_EQ(count_lines(out), 1 + 101) << entry.path();
+    const auto csv = read_cli_csv(out.string());
+    EXPECT_EQ(csv.run.rows.size(), 101u) << entry.path();
+    EXPECT_EQ(csv.ending.rfind("# loopdyn: completed at t = 1 (", 0), 0u) << entry.path() << ": " << csv.ending;
   }
   EXPECT_GE(n, 3);
 }
@@ -211,18 +209,9 @@ TEST(Cli, ProjectReportsTheProjectionsAndKeepsTheResidualsDown) {
   for (const char* words : {"projection ", "steps moved q", "residuals after projection", "tolerances 1e-10"})
     EXPECT_NE(r.output.find(words), std::string::npos) << words << "\n" << r.output;
   // Residual columns: the projection tolerance 1e-10 (|Phi|, metres) bounds every row.
-  std::ifstream in(out);
-  std::string line;
-  std::getline(in, line);
-  int rows = 0;
-  while (std::getline(in, line)) {
-    std::vector<double> v;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) v.push_back(std::stod(cell));
-    EXPECT_LE(v[v.size() - 2], 1e-10) << line;  // residual.position, the column before residual.velocity
-    ++rows;
-  }
-  EXPECT_EQ(rows, 201);
+  const loopdyn::Trajectory traj = read_cli_csv(out.string()).run;
+  for (std::size_t k = 0; k < traj.rows.size(); ++k) EXPECT_LE(traj.at(k, "residual.position"), 1e-10) << k;
+  EXPECT_EQ(traj.rows.size(), 201u);
 }
 
 TEST(Cli, ReactionsAddSixColumnsPerTreeAndLoopJoint) {
@@ -428,6 +417,63 @@ TEST(Cli, GenerateNFourBarWritesTheBenchmarkAndLagrangeRefusesItsChangePoint) {
 
 // `loopdyn generate square-chain` (paper 003 Ex 4.1): 3K + 1 bars, K loops, K + 1 degrees of
 // freedom, closed at rest (simulates without assembly).
+// The CSV is written as the run goes, each row flushed: while a long run is going its rows are on
+// disk; Ctrl-C (SIGINT) stops it at the next output time with exit code 130, every row computed
+// so far kept and the last line saying so.
+TEST(Cli, RowsAreOnDiskAsTheRunGoesAndCtrlCKeepsThem) {
+  const auto ladder = scratch("interrupt_ladder.yaml"), out = scratch("interrupt.csv");
+  ASSERT_EQ(run("generate spatial-ladder --cells 16 --out " + ladder.string()).status, 0);
+  std::filesystem::remove(out);
+  // Started in the background (a shell's background job ignores SIGINT until the CLI sets its
+  // handler, as it does); interrupted once 5 rows are on disk, or after 60 s.
+  const std::string script =
+      std::string(LOOPDYN_CLI) + " simulate " + ladder.string() + " --t-end 1000 --out " + out.string() +
+      " >/dev/null 2>&1 & pid=$!; for i in $(seq 600); do n=$(grep -c '^[0-9]' " + out.string() +
+      " 2>/dev/null || true); [ \"${n:-0}\" -ge 5 ] && break; sleep 0.1; done; echo rows_seen=$n; kill -INT $pid; "
+      "wait $pid; echo status=$?";
+  const CliResult r = loopdyn::test::run_shell(script);
+  ASSERT_NE(r.output.find("status=130"), std::string::npos) << r.output;
+  const int seen = std::stoi(r.output.substr(r.output.find("rows_seen=") + 10));
+  EXPECT_GE(seen, 5) << r.output;  // on disk while the run was going
+  const auto csv = read_cli_csv(out.string());
+  EXPECT_GE(static_cast<int>(csv.run.rows.size()), seen);
+  EXPECT_LT(csv.run.rows.back()(0), 1000.0);
+  EXPECT_EQ(csv.ending.rfind("# loopdyn: stopped after t = ", 0), 0u) << csv.ending;
+  EXPECT_NE(csv.ending.find(": cancelled at t = "), std::string::npos) << csv.ending;
+}
+
+// The progress line: only on a terminal (here a pseudo-terminal from script(1)), only for a run
+// that lasts past 2 s, never with --quiet, which also leaves stdout empty.
+TEST(Cli, ProgressOnATerminalForLongRunsAndQuietPrintsNothing) {
+  const auto ladder = scratch("progress_ladder.yaml"), out = scratch("progress.csv");
+  ASSERT_EQ(run("generate spatial-ladder --cells 16 --out " + ladder.string()).status, 0);
+  // 16 cells take 13 ms per simulated second here (Release): 400 s last ~5 s, past the 2 s the
+  // line waits for even on a machine twice as fast.
+  const std::string sim = std::string(LOOPDYN_CLI) + " simulate " + ladder.string() + " --t-end 400 --output-dt 1 --out " +
+                          out.string();
+  const CliResult tty = loopdyn::test::run_shell("script -qec '" + sim + "' /dev/null");
+  ASSERT_EQ(tty.status, 0) << tty.output;
+  EXPECT_NE(tty.output.find(" / 400 s, "), std::string::npos) << tty.output;
+  EXPECT_NE(tty.output.find(" simulated s per wall s, about "), std::string::npos) << tty.output;
+  EXPECT_NE(tty.output.find("wrote       "), std::string::npos) << tty.output;
+  const CliResult quiet = loopdyn::test::run_shell("script -qec '" + sim + " --quiet' /dev/null");
+  ASSERT_EQ(quiet.status, 0) << quiet.output;
+  EXPECT_EQ(quiet.output, "");
+  EXPECT_EQ(read_cli_csv(out.string()).run.rows.size(), 401u);
+  const CliResult piped = run("simulate " + models() + "/double_pendulum.yaml --t-end 1 --out " + out.string());
+  EXPECT_EQ(piped.output.find("simulated s per wall s"), std::string::npos) << piped.output;
+  const CliResult short_run = loopdyn::test::run_shell("script -qec '" + std::string(LOOPDYN_CLI) + " simulate " +
+                                                       models() + "/double_pendulum.yaml --t-end 1 --out " +
+                                                       out.string() + "' /dev/null");
+  EXPECT_EQ(short_run.output.find("simulated s per wall s"), std::string::npos) << short_run.output;
+}
+
+// The output file is opened before the run: one that cannot be written fails at once.
+TEST(Cli, AnOutputThatCannotBeWrittenFailsBeforeTheRun) {
+  expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --out /nonexistent/dir/run.csv"),
+                        "cannot write '/nonexistent/dir/run.csv': No such file or directory");
+}
+
 TEST(Cli, GenerateSquareChainWritesPaper003sChain) {
   expect_generated("square-chain --squares 4", scratch("generate_square_chain.yaml"), 13, 5, 4);
   expect_one_line_error(run("generate square-chain --squares 0"), "--squares must be at least 1, got 0");
@@ -446,7 +492,18 @@ TEST(Cli, AutoStartsAgainWithDcaWhereItsChoiceStops) {
                            "auto: starting again with dca", "method      dca, integrator dopri5",
                            "(auto: embedding stopped, see above)"})
     EXPECT_NE(by_auto.output.find(part), std::string::npos) << part << " in: " << by_auto.output;
+  // The streamed CSV started again with dca: its rows only, from t = 0.
+  const auto handed_over = read_cli_csv(scratch("guard.csv").string());
+  EXPECT_EQ(handed_over.run.rows.size(), 61u);
+  EXPECT_EQ(handed_over.ending, "# loopdyn: completed at t = 0.6 (dca)");
   expect_stopped_run(run(sim + " --method embedding"), "embedding stops: the loops 'square0_");
+  // The rows before the stop, and the reason as the file's last line.
+  const auto stopped = read_cli_csv(scratch("guard.csv").string());
+  EXPECT_GT(stopped.run.rows.size(), 40u);
+  EXPECT_LT(stopped.run.rows.back()(0), 0.6);
+  EXPECT_EQ(stopped.ending.rfind("# loopdyn: stopped after t = 0.4", 0), 0u) << stopped.ending;
+  EXPECT_NE(stopped.ending.find(" (embedding): t = 0.4"), std::string::npos) << stopped.ending;
+  EXPECT_NE(stopped.ending.find("embedding stops: the loops 'square0_"), std::string::npos) << stopped.ending;
   const CliResult on = run(sim + " --method embedding --on-singular continue");
   ASSERT_EQ(on.status, 0) << on.output;
   EXPECT_EQ(on.output.find("guard       "), std::string::npos) << on.output;  // not watched
@@ -514,17 +571,15 @@ TEST(Cli, DcaPrintsItsTreeWritesDiagnosticsAndRefusesBadSettings) {
                            "handles; 1 thread"),
             std::string::npos)
       << ok.output;
-  std::ifstream in(csv);
-  std::string header, row, last;
-  std::getline(in, header);
-  while (std::getline(in, row)) last = row;
+  const loopdyn::Trajectory traj = read_cli_csv(csv.string()).run;
+  std::string header;
+  for (const std::string& c : traj.columns) header.append(",").append(c);
   EXPECT_NE(header.find(",dca.iterations.acceleration,dca.iterations.position,dca.iterations.velocity,"
                         "dca.residual.position,dca.residual.velocity,dca.residual.acceleration"),
             std::string::npos)
       << header;
-  std::vector<double> values;
-  for (std::stringstream s(last); std::getline(s, row, ',');) values.push_back(std::stod(row));
-  ASSERT_GE(values.size(), 6u);
+  const loopdyn::VecX& values = traj.rows.back();
+  ASSERT_GE(values.size(), 6);
   const std::size_t n = values.size();
   EXPECT_GE(values[n - 6], 1.0);      // at least one iteration per evaluation
   EXPECT_LE(values[n - 6], 10.0);     // at most the paper's 10

@@ -374,13 +374,9 @@ TEST(Mjcf, SampleMugGivesMuJoCosAccelerationsAndFallsFreelyFromTheCli) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("loopdyn: note: " + mug + ": contacts are not modelled"), std::string::npos) << r.output;
   // Started at rest, it falls without turning: z = −g t²/2, which rk4 integrates exactly.
-  std::ifstream in(csv);
-  std::string line, last;
-  while (std::getline(in, line)) last = line;
-  double values[4];
-  ASSERT_EQ(std::sscanf(last.c_str(), "%lf,%lf,%lf,%lf", &values[0], &values[1], &values[2], &values[3]), 4) << last;
-  EXPECT_EQ(values[0], 0.5);
-  EXPECT_NEAR(values[3], -9.81 * 0.25 / 2.0, 1e-12);  // q.joint0.2, the height
+  const loopdyn::Trajectory run = loopdyn::test::read_cli_csv(csv).run;
+  EXPECT_EQ(run.rows.back()(0), 0.5);
+  EXPECT_NEAR(run.at(run.rows.size() - 1, "q.joint0.2"), -9.81 * 0.25 / 2.0, 1e-12);  // the height
 }
 
 // The closed-loop robots of models/robots/: the MJCF twin (scripts/mjcf_from_yaml.py: nested

@@ -649,10 +649,7 @@ TEST(UrdfCli, InfoSimulateAndConvert) {
   const fs::path csv = fs::temp_directory_path() / "loopdyn_test_urdf_stewart.csv";
   const CliResult sim = run_cli("simulate " + robots_dir + "stewart.urdf --t-end 0.2 --out " + csv.string());
   ASSERT_EQ(sim.status, 0) << sim.output;
-  std::ifstream in(csv);
-  int rows = 0;
-  for (std::string line; std::getline(in, line);) ++rows;
-  EXPECT_EQ(rows, 1 + 21);  // header + rows at 0, 0.01, ..., 0.2
+  EXPECT_EQ(loopdyn::test::read_cli_csv(csv.string()).run.rows.size(), 21u);  // rows at 0, 0.01, ..., 0.2
 
   const fs::path yaml = fs::temp_directory_path() / "loopdyn_test_urdf_fourbar.yaml";
   const CliResult convert = run_cli("convert " + robots_dir + "fourbar.urdf --out " + yaml.string());

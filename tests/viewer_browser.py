@@ -213,7 +213,7 @@ def marker_positions(csv_path, t):
     """{marker: (x, y, z)} of the CSV row at time t (the simulator's marker columns)."""
     with open(csv_path) as f:
         header = f.readline().strip().split(",")
-        rows = [list(map(float, line.split(","))) for line in f if line.strip()]
+        rows = [list(map(float, line.split(","))) for line in f if line.strip() and not line.startswith("#")]
     row = min(rows, key=lambda r: abs(r[header.index("t")] - t))
     if abs(row[header.index("t")] - t) > 1e-12:
         fail("no row at t = %g in %s" % (t, csv_path))

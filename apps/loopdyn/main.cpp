@@ -45,25 +45,47 @@ std::string cli_text(std::string_view message) { return render_settings(message,
 // tables (run/run_options.hpp): `given` holds each flag as typed, in order, with its text.
 struct SimulateOptions {
   std::string model, out = "trajectory.csv";
-  bool no_assemble = false, view = false;
+  bool no_assemble = false, view = false, quiet = false;
   std::vector<std::string> plots;  // --plot: columns of the --view page
   std::vector<std::pair<std::string, std::string>> given;
 };
 
-// A one-line progress bar on stderr, drawn only when stderr is a terminal.
-class ProgressBar {
+// The progress line on stderr, for runs that last: simulated time, rate and time left, drawn once
+// the run has taken 2 s of wall time, at most 5 times a second, only when stderr is a terminal and
+// --quiet is not given. Erased before any other line goes to stderr, and at the end.
+class ProgressLine {
+  using Clock = std::chrono::steady_clock;
+
  public:
-  explicit ProgressBar(double t_end) : t_end_(t_end), enabled_(isatty(STDERR_FILENO) != 0) {}
+  ProgressLine(double t_end, bool enabled) : t_end_(t_end), enabled_(enabled && isatty(STDERR_FILENO) != 0) {}
   void operator()(double t) {
     if (!enabled_) return;
-    const int width = 40, filled = t_end_ > 0 ? static_cast<int>(width * t / t_end_) : width;
-    std::fprintf(stderr, "\r[%-*s] t = %.3f / %.3f", width, std::string(filled, '#').c_str(), t, t_end_);
-    if (t >= t_end_) std::fprintf(stderr, "\n");
+    const Clock::time_point now = Clock::now();
+    const double wall = std::chrono::duration<double>(now - start_).count();
+    if ((!drawn_ && wall < kFirstDraw) || now - last_ < kRedraw || !(t > 0.0)) return;
+    last_ = now;
+    drawn_ = true;
+    const double rate = t / wall;  // simulated seconds per wall second
+    std::fprintf(stderr, "\r  t = %.4g / %g s, %.3g simulated s per wall s, about %.0f s left\033[K", t, t_end_, rate,
+                 (t_end_ - t) / rate);
+  }
+  /// Erases the line, if drawn.
+  void clear() {
+    if (drawn_) std::fprintf(stderr, "\r\033[K");
+    drawn_ = false;
+  }
+  /// A run that starts again (auto's hand-over): rate and time left from now.
+  void restart() {
+    clear();
+    start_ = Clock::now();
   }
 
  private:
+  static constexpr double kFirstDraw = 2.0;
+  static constexpr std::chrono::milliseconds kRedraw{200};
   double t_end_;
-  bool enabled_;
+  bool enabled_, drawn_ = false;
+  Clock::time_point start_ = Clock::now(), last_{};
 };
 
 // Name of speed k without the "u." prefix: <joint>[.i].
@@ -144,10 +166,6 @@ Mechanism load_model(const std::string& path) {
   return m;
 }
 
-// Ctrl-C during a run: the run stops at the next output time and its rows are written.
-volatile std::sig_atomic_t interrupted = 0;
-extern "C" void on_interrupt(int) { interrupted = 1; }
-
 // The library's run settings from the flags as given: the library parses and checks each value
 // (run_options.hpp owns the rules: integrator, auto, watch).
 RunSettings run_settings(const SimulateOptions& o) {
@@ -157,24 +175,53 @@ RunSettings run_settings(const SimulateOptions& o) {
   return rs;
 }
 
-// The run of the options' method, its events and hand-overs on stderr as they happen.
-RunResult run_model(const RunSettings& settings, const Model& model, const VecX& q0, const VecX& u0) {
+// A second Ctrl-C does not wait for the next output time (the rows so far are on disk already).
+volatile std::sig_atomic_t interrupted = 0;
+extern "C" void on_interrupt(int) {
+  interrupted = 1;
+  std::signal(SIGINT, SIG_DFL);
+}
+
+// The run of the options' method: its rows streamed to `csv`, its events and hand-overs on stderr
+// as they happen, progress on stderr unless `quiet`. Ctrl-C stops it at the next output time.
+RunResult run_model(const RunSettings& settings, const Model& model, const VecX& q0, const VecX& u0, CsvStream& csv,
+                    bool quiet) {
   RunCallbacks cb;
-  ProgressBar bar(settings.simulation.t_end);
-  cb.progress = std::ref(bar);
-  cb.event = [](const FormulationEvent& e) {
+  ProgressLine progress(settings.simulation.t_end, !quiet);
+  cb.progress = std::ref(progress);
+  cb.rows = [&csv](const Trajectory& traj) { csv.write(traj); };
+  cb.event = [&progress](const FormulationEvent& e) {
+    progress.clear();
     std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, cli_text(e.message).c_str());
   };
-  cb.handover = [](const Handover& h) {
+  cb.handover = [&progress](const Handover& h) {
+    progress.restart();
     std::fprintf(stderr, "loopdyn: auto: %s stopped: %s\nloopdyn: auto: starting again with %s, which crosses "
                          "singular configurations\n", h.from.c_str(), cli_text(h.reason).c_str(), h.to.c_str());
   };
   cb.cancelled = [] { return interrupted != 0; };
   interrupted = 0;
   std::signal(SIGINT, on_interrupt);
-  RunResult r = run(model, q0, u0, settings, cb);
+  RunResult r;
+  try {
+    r = run(model, q0, u0, settings, cb);
+  } catch (...) {
+    std::signal(SIGINT, SIG_DFL);
+    progress.clear();
+    throw;
+  }
   std::signal(SIGINT, SIG_DFL);
+  progress.clear();
   return r;
+}
+
+// The CSV's last line: how the run ended.
+std::string run_ending(const RunResult& r) {
+  const double t_last = r.trajectory.rows.empty() ? 0.0 : r.trajectory.rows.back()(0);
+  char at[64];
+  std::snprintf(at, sizeof at, "%.9g", t_last);
+  if (r.completed()) return std::string("completed at t = ") + at + " (" + r.method + ")";
+  return std::string("stopped after t = ") + at + " (" + r.method + "): " + cli_text(r.stop.message);
 }
 
 // The run watch's line of the summary (run_watch.hpp).
@@ -223,16 +270,10 @@ int view(const ViewOptions& o) {
   return 0;
 }
 
-int simulate(const SimulateOptions& o) {
-  if (!o.plots.empty() && !o.view) throw std::invalid_argument("--plot is for the --view page: add --view");
-  const Mechanism mechanism = load_model(o.model);
-  const Model model = Model::build(mechanism);
-  const StartState start = start_state(model, model.q0, model.u0, !o.no_assemble);
-  const std::string initial = initial_state_line(model, start);
-  const RunSettings settings = run_settings(o);
-  const RunResult r = run_model(settings, model, start.q, start.u);
+// `simulate`'s summary on stdout.
+void print_summary(const SimulateOptions& o, const RunSettings& settings, const Model& model,
+                   const std::string& initial, const RunResult& r) {
   const Trajectory& traj = r.trajectory;
-  if (!traj.rows.empty()) write_csv(o.out, traj);
   std::printf("model       %s (%d bodies, nq = %d, nv = %d, %zu loop-closing joints)\n", model.name.c_str(),
               model.nbodies, model.nq, model.nv, model.loop_joints.size());
   std::fputs(initial.c_str(), stdout);
@@ -268,10 +309,32 @@ int simulate(const SimulateOptions& o) {
                                        !r.formulation->crosses_singular_configurations());
   std::printf("wrote       %s (%zu rows x %zu columns)%s\n", o.out.c_str(), traj.rows.size(), traj.columns.size(),
               r.completed() ? "" : ", up to the stop");
+}
+
+int simulate(const SimulateOptions& o) {
+  if (!o.plots.empty() && !o.view) throw std::invalid_argument("--plot is for the --view page: add --view");
+  const Mechanism mechanism = load_model(o.model);
+  const Model model = Model::build(mechanism);
+  const StartState start = start_state(model, model.q0, model.u0, !o.no_assemble);
+  const std::string initial = initial_state_line(model, start);
+  const RunSettings settings = run_settings(o);
+  CsvStream csv(o.out);  // now: a file that cannot be written fails before the run
+  RunResult r;
+  try {
+    r = run_model(settings, model, start.q, start.u, csv, o.quiet);
+  } catch (const std::exception& e) {
+    csv.finish(std::string("error: ") + cli_text(e.what()));
+    throw;
+  }
+  csv.finish(run_ending(r));
+  const Trajectory& traj = r.trajectory;
+  if (!o.quiet) print_summary(o, settings, model, initial, r);
   if (o.view && !traj.rows.empty()) {
     const std::string page = page_path(o.out);
     write_page(page, o.model, mechanism, model, traj, o.out, o.plots);
-    std::printf("wrote       %s (viewer, %.1f MB)\n", page.c_str(), static_cast<double>(std::filesystem::file_size(page)) / 1e6);
+    if (!o.quiet)
+      std::printf("wrote       %s (viewer, %.1f MB)\n", page.c_str(),
+                  static_cast<double>(std::filesystem::file_size(page)) / 1e6);
   }
   if (r.completed()) return 0;
   std::fprintf(stderr, "loopdyn: error: %s\n", cli_text(r.stop.message).c_str());
@@ -602,6 +665,8 @@ int main(int argc, char** argv) {
   cmd_sim->add_flag("--no-assemble", sim.no_assemble,
                     "start from the model's q and u as given (an error if they violate the loop constraints by more "
                     "than 1e-8) instead of assembling them first");
+  cmd_sim->add_flag("--quiet,-q", sim.quiet,
+                    "print nothing on stdout and no progress line (errors and notes still go to stderr)");
   cmd_sim->add_flag("--view", sim.view,
                     "also write the viewer page (docs/viewer.md) beside the CSV: same name, .html");
   cmd_sim->add_option("--plot", sim.plots, "columns plotted in the --view page besides energy and residuals")

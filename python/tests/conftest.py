@@ -44,7 +44,9 @@ def optional_module(name):
 
 
 def read_csv(path):
-    """(header, rows as a float array) of a CLI trajectory."""
+    """(header, rows as a float array) of a CLI trajectory; its last line, a comment saying how the
+    run ended, is skipped."""
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
-    return rows[0], np.array(rows[1:], dtype=float)
+    assert rows[-1][0].startswith("# loopdyn: "), rows[-1]
+    return rows[0], np.array(rows[1:-1], dtype=float)

@@ -1,21 +1,39 @@
 #include "loopdyn/io/csv.hpp"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
-#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_set>
 
 namespace loopdyn {
 
-void write_csv(std::ostream& out, const Trajectory& trajectory) {
-  for (std::size_t k = 0; k < trajectory.columns.size(); ++k) out << (k ? "," : "") << trajectory.columns[k];
-  out << '\n' << std::setprecision(15);  // 15 significant digits: round trip below 1e-14 relative
-  for (const VecX& row : trajectory.rows) {
-    for (Eigen::Index k = 0; k < row.size(); ++k) out << (k ? "," : "") << row(k);
-    out << '\n';
+namespace {
+
+std::string header_line(const Trajectory& trajectory) {
+  std::string line;
+  for (std::size_t k = 0; k < trajectory.columns.size(); ++k) line.append(k ? "," : "").append(trajectory.columns[k]);
+  return line.append("\n");
+}
+
+// 15 significant digits: a round trip below 1e-14 relative.
+std::string row_line(const VecX& row) {
+  std::string line;
+  char cell[32];
+  for (Eigen::Index k = 0; k < row.size(); ++k) {
+    std::snprintf(cell, sizeof cell, k ? ",%.15g" : "%.15g", row(k));
+    line.append(cell);
   }
+  return line.append("\n");
+}
+
+}  // namespace
+
+void write_csv(std::ostream& out, const Trajectory& trajectory) {
+  out << header_line(trajectory);
+  for (const VecX& row : trajectory.rows) out << row_line(row);
 }
 
 void write_csv(const std::string& path, const Trajectory& trajectory) {
@@ -23,6 +41,51 @@ void write_csv(const std::string& path, const Trajectory& trajectory) {
   if (!out) throw std::runtime_error("cannot write '" + path + "'");
   write_csv(out, trajectory);
   if (!out) throw std::runtime_error("error while writing '" + path + "'");
+}
+
+CsvStream::CsvStream(std::string path) : path_(std::move(path)), file_(std::fopen(path_.c_str(), "w")) {
+  if (!file_) throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
+}
+
+CsvStream::~CsvStream() {
+  if (file_) std::fclose(file_);
+}
+
+void CsvStream::write(const Trajectory& trajectory) {
+  if (finished_) throw std::logic_error("CsvStream::write after finish");
+  if (!file_) return;  // it could not be opened again: finish() says so
+  if (trajectory.rows.size() < rows_) {  // a new run: start the file again
+    file_ = std::freopen(path_.c_str(), "w", file_);
+    if (!file_) {
+      error_ = std::string("cannot write '") + path_ + "' again: " + std::strerror(errno);
+      return;
+    }
+    rows_ = 0;
+    header_ = false;
+  }
+  if (!header_) {
+    std::fputs(header_line(trajectory).c_str(), file_);
+    header_ = true;
+  }
+  for (; rows_ < trajectory.rows.size(); ++rows_) std::fputs(row_line(trajectory.rows[rows_]).c_str(), file_);
+  std::fflush(file_);
+  if (std::ferror(file_) && error_.empty()) error_ = "error while writing '" + path_ + "'";
+}
+
+void CsvStream::finish(std::string_view how) {
+  if (finished_) return;
+  finished_ = true;
+  if (file_) {
+    std::string line(how);
+    for (char& c : line)
+      if (c == '\n' || c == '\r') c = ' ';
+    std::fprintf(file_, "# loopdyn: %s\n", line.c_str());
+    const bool failed = std::ferror(file_) != 0;
+    const bool closed = std::fclose(file_) == 0;
+    file_ = nullptr;
+    if ((failed || !closed) && error_.empty()) error_ = "error while writing '" + path_ + "'";
+  }
+  if (!error_.empty()) throw std::runtime_error(error_);
 }
 
 namespace {
@@ -59,7 +122,7 @@ Trajectory read_csv(const std::string& path) {
     if (!seen.insert(name).second) throw ModelError(path + ":1: column '" + name + "' appears twice");
   }
   for (int number = 2; std::getline(in, line); ++number) {
-    if (line.empty()) continue;
+    if (line.empty() || line.front() == '#') continue;
     const std::vector<std::string> row = cells(line);
     const std::string at = path + ":" + std::to_string(number) + ": ";
     if (row.size() != run.columns.size())

@@ -27,6 +27,7 @@ void attempt(const Model& model, const VecX& q0, const VecX& u0, const RunSettin
   if (callbacks.event) r.formulation->set_event_sink(callbacks.event);
   Simulator simulator(model, *r.formulation, run_simulation_settings(settings, method));
   const auto progress = [&](double t) {
+    if (callbacks.rows) callbacks.rows(r.trajectory);
     if (callbacks.progress) callbacks.progress(t);
     if (callbacks.cancelled && callbacks.cancelled()) throw Cancelled{t};
   };

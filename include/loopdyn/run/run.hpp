@@ -62,6 +62,9 @@ struct RunResult {
 
 struct RunCallbacks {
   std::function<void(double t)> progress;            ///< at every output time
+  /// At every output time, after its row: the rows so far (to stream them). A run that starts
+  /// again (`auto`'s hand-over) starts with a trajectory of one row.
+  std::function<void(const Trajectory&)> rows;
   std::function<void(const FormulationEvent&)> event;  ///< a method's reports, as they happen
   std::function<void(const Handover&)> handover;     ///< when `auto` starts again with another method
   std::function<bool()> cancelled;                   ///< polled at every output time: stop the run
