@@ -468,6 +468,69 @@ TEST(Cli, ProgressOnATerminalForLongRunsAndQuietPrintsNothing) {
   EXPECT_EQ(short_run.output.find("simulated s per wall s"), std::string::npos) << short_run.output;
 }
 
+// The summaries' words: counts agree with their number ("1 body", "1 loop-closing joint", never
+// "1 bodies"), the change-point survey says what was walked, and info's Gruebler-Kutzbach count
+// says that it ignores geometry where the loops' rank shows redundant rows (a planar four-bar: -2
+// against a mobility of 1).
+TEST(Cli, SummariesCountInWordsAndSayWhatTheirNumbersIgnore) {
+  const auto bar = scratch("one_bar.yaml");
+  std::ofstream(bar) << loopdyn::test::bar_text();
+  const CliResult one = run("simulate " + bar.string() + " --t-end 0.1 --out " + scratch("one_bar.csv").string());
+  ASSERT_EQ(one.status, 0) << one.output;
+  EXPECT_NE(one.output.find("model       bar (1 body, nq = 1, nv = 1, 0 loop-closing joints)\n"), std::string::npos)
+      << one.output;
+  const std::string fourbar = models() + "/fourbar_park_regular.yaml";
+  const CliResult loop = run("simulate " + fourbar + " --t-end 0.1 --out " + scratch("one_loop.csv").string());
+  ASSERT_EQ(loop.status, 0) << loop.output;
+  for (const char* words : {"(3 bodies, nq = 3, nv = 3, 1 loop-closing joint)\n", "assembled   0 iterations, ",
+                            "change pts  none on the configuration curve, walked all the way round ("})
+    EXPECT_NE(loop.output.find(words), std::string::npos) << words << "\n" << loop.output;
+  for (const std::string& output : {one.output, loop.output}) {
+    EXPECT_EQ(output.find("1 bodies"), std::string::npos) << output;
+    EXPECT_EQ(output.find("1 loop-closing joints"), std::string::npos) << output;
+    EXPECT_EQ(output.find("walk steps"), std::string::npos) << output;
+  }
+  const CliResult info = run("info " + fourbar);
+  ASSERT_EQ(info.status, 0) << info.output;
+  EXPECT_NE(info.output.find("DOF (Gruebler-Kutzbach, spatial count: 6 per body minus each joint's constraints) = "
+                             "-2; the count ignores geometry: 3 rows of the loops are redundant here"),
+            std::string::npos)
+      << info.output;
+  EXPECT_NE(info.output.find("(5 constraint rows, 3 redundant: "), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("aggregated bodies (constraint embedding, paper 002 section 4.2): 1\n"), std::string::npos)
+      << info.output;
+}
+
+// A misspelt subcommand or option: CLI11's message, then the name probably meant.
+TEST(Cli, AMisspeltCommandOrOptionGetsADidYouMean) {
+  const std::string pendulum = models() + "/double_pendulum.yaml";
+  for (const auto& [args, hint] : std::vector<std::pair<std::string, std::string>>{
+           {"simulat x", "loopdyn: 'simulat' is not a command; did you mean 'simulate'?\n"},
+           {"simulate " + pendulum + " --tend 3", "loopdyn: '--tend' is not an option of 'simulate'; did you mean '--t-end'?\n"},
+           {"simulate " + pendulum + " --intgrator=rk4", "did you mean '--integrator'?\n"},
+           {"generate ladderr", "loopdyn: 'ladderr' is not a command; did you mean 'ladder'?\n"},
+           {"info --jsn " + pendulum, "loopdyn: '--jsn' is not an option of 'info'; did you mean '--json'?\n"}}) {
+    const CliResult r = run(args);
+    EXPECT_NE(r.status, 0) << args;
+    EXPECT_NE(r.output.find(hint), std::string::npos) << args << ":\n" << r.output;
+  }
+  const CliResult far = run("frobnicate");  // nothing near: no guess
+  EXPECT_NE(far.status, 0);
+  EXPECT_EQ(far.output.find("did you mean"), std::string::npos) << far.output;
+}
+
+// A fixed step longer than the output interval was silently cut to it (every output time is a
+// step's end): now an error naming both settings and the remedy; with rows every step it runs.
+TEST(Cli, AFixedStepLongerThanTheOutputIntervalIsRefused) {
+  const std::string sim = "simulate " + models() + "/double_pendulum.yaml --integrator rk4 --dt 0.05 --t-end 1 --out " +
+                          scratch("long_step.csv").string();
+  expect_one_line_error(run(sim), "the fixed step --dt 0.05 of rk4 is longer than the interval between output rows "
+                                  "--output-dt 0.01");
+  const CliResult rows_every_step = run(sim + " --output-dt 0.05");
+  ASSERT_EQ(rows_every_step.status, 0) << rows_every_step.output;
+  EXPECT_NE(rows_every_step.output.find("20 steps (0 rejected)"), std::string::npos) << rows_every_step.output;
+}
+
 // The output file is opened before the run: one that cannot be written fails at once.
 TEST(Cli, AnOutputThatCannotBeWrittenFailsBeforeTheRun) {
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --out /nonexistent/dir/run.csv"),

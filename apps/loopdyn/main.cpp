@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "loopdyn/core/names.hpp"
 #include "loopdyn/core/version.hpp"
 #include "loopdyn/loops/assembly.hpp"
 #include "loopdyn/formulations/formulation.hpp"
@@ -107,8 +108,9 @@ std::string initial_state_line(const Model& model, const StartState& s) {
     independent.append(k ? ", " : "").append(speed_name(model, a.independent_speeds[k]));
   if (a.independent_speeds.size() > kShownSpeeds)
     independent.append(" and ").append(std::to_string(a.independent_speeds.size() - kShownSpeeds)).append(" more");
-  std::snprintf(line, sizeof line, "assembled   %d iterations, position residual %.3g, velocity residual %.3g; ",
-                a.iterations, a.position_residual, a.velocity_residual);
+  std::snprintf(line, sizeof line, "assembled   %s, position residual %.3g, velocity residual %.3g; ",
+                counted(static_cast<std::size_t>(a.iterations), "iteration", "iterations").c_str(), a.position_residual,
+                a.velocity_residual);
   return std::string(line).append("independent speeds: ").append(independent.empty() ? "none" : independent).append("\n");
 }
 
@@ -129,9 +131,16 @@ void print_change_points(const Model& model, const Trajectory& traj, bool watch)
                   model.loops().constraints.rows(), kGuardLargestRows);
     return;
   }
-  std::printf("change pts  %zu on the configuration curve (%s after %d walk steps), %zu crossed\n", s.points.size(),
-              s.closed ? "closed" : s.bounded ? "walked as far as the motion's energy reaches" : "not closed", s.steps,
-              traj.crossings.size());
+  const std::string found = s.points.empty() ? "none" : std::to_string(s.points.size());
+  const std::string steps = counted(static_cast<std::size_t>(s.steps), "step", "steps");
+  if (s.closed || s.bounded)
+    std::printf("change pts  %s on the configuration curve, walked %s (%s); %zu crossed\n", found.c_str(),
+                s.closed ? "all the way round" : "as far as the motion's energy reaches", steps.c_str(),
+                traj.crossings.size());
+  else
+    std::printf("change pts  %s found in the %s walked along the configuration curve, which did not come round in them "
+                "(change points farther along are not known); %zu crossed\n",
+                found.c_str(), steps.c_str(), traj.crossings.size());
   constexpr std::size_t kListed = 10;
   for (std::size_t k = 0; k < std::min(kListed, traj.crossings.size()); ++k) {
     const ChangePointCrossing& c = traj.crossings[k];
@@ -274,8 +283,7 @@ int view(const ViewOptions& o) {
 void print_summary(const SimulateOptions& o, const RunSettings& settings, const Model& model,
                    const std::string& initial, const RunResult& r) {
   const Trajectory& traj = r.trajectory;
-  std::printf("model       %s (%d bodies, nq = %d, nv = %d, %zu loop-closing joints)\n", model.name.c_str(),
-              model.nbodies, model.nq, model.nv, model.loop_joints.size());
+  std::printf("model       %s\n", model_headline(model).c_str());
   std::fputs(initial.c_str(), stdout);
   std::printf("method      %s, integrator %s", r.method.c_str(), std::string(to_string(r.integrator)).c_str());
   const IntegratorSettings& is = settings.simulation.integrator;
@@ -285,8 +293,10 @@ void print_summary(const SimulateOptions& o, const RunSettings& settings, const 
   std::printf("\n");
   if (const std::string s = r.formulation->summary(); !s.empty()) std::printf("%-11s %s\n", r.method.c_str(), s.c_str());
   const double t_last = traj.rows.empty() ? 0.0 : traj.rows.back()(0);
-  std::printf("simulated   %g s in %.3f s wall: %ld steps (%ld rejected), %ld evaluations\n", t_last, r.wall_seconds,
-              traj.stats.steps_accepted, traj.stats.steps_rejected, traj.stats.rhs_evaluations);
+  std::printf("simulated   %g s in %.3f s wall: %s (%ld rejected), %s\n", t_last, r.wall_seconds,
+              counted(static_cast<std::size_t>(traj.stats.steps_accepted), "step", "steps").c_str(),
+              traj.stats.steps_rejected,
+              counted(static_cast<std::size_t>(traj.stats.rhs_evaluations), "evaluation", "evaluations").c_str());
   if (!traj.rows.empty()) {
     const double e0 = traj.at(0, "energy"), e1 = traj.at(traj.rows.size() - 1, "energy");
     // The change against the run watch's energy scale (kinetic + |potential change| + |work|, the
@@ -356,8 +366,9 @@ int info(const std::string& path, bool as_json) {
   for (const auto& j : d["loop_joints"]) {
     std::cout << "    '" << j["name"].get<std::string>() << "' " << j["type"].get<std::string>() << " between "
               << j["parent"].get<std::string>() << " and " << j["child"].get<std::string>() << " ("
-              << j["constraint_rows"] << " constraint rows, " << j["redundant_rows"].size()
-              << " redundant: " << j["redundant_rows"].dump();
+              << counted(j["constraint_rows"].get<std::size_t>(), "constraint row", "constraint rows") << ", "
+              << j["redundant_rows"].size() << " redundant";
+    if (!j["redundant_rows"].empty()) std::cout << ": " << j["redundant_rows"].dump();
     if (!j["alternate_rows"].empty())
       std::cout << "; geometrically, so " << j["alternate_rows"].dump()
                 << " may replace a kept row along the motion";
@@ -367,16 +378,28 @@ int info(const std::string& path, bool as_json) {
   for (const auto& j : d["drives"])
     std::cout << "    '" << j["joint"].get<std::string>() << "': q = " << j["motion"].get<std::string>() << " (column "
               << j["name"].get<std::string>() << ")\n";
-  std::cout << "  nq = " << d["nq"] << ", nv = " << d["nv"] << "\n  DOF (Gruebler-Kutzbach) = " << d["dof_gruebler"]
-            << "\n  DOF (nv - rank of loop Jacobian at the initial state) = " << d["dof_rank"] << " (rank "
-            << d["loop_jacobian_rank"] << " of " << d["constraints"] << " independent rows; "
-            << d["redundant_rows"] << " redundant rows dropped)\n";
-  std::cout << "  aggregated bodies (002 section 4.2; " << d["aggregated_bodies"].size() << "):\n";
+  std::cout << "  nq = " << d["nq"] << ", nv = " << d["nv"] << "\n";
+  std::cout << "  DOF (nv - rank of loop Jacobian at the initial state) = " << d["dof_rank"] << " (rank "
+            << d["loop_jacobian_rank"] << " of " << counted(d["constraints"].get<std::size_t>(), "kept row", "kept rows")
+            << "; " << counted(d["redundant_rows"].get<std::size_t>(), "redundant row", "redundant rows")
+            << " dropped)\n";
+  // The count over joint types alone: 6 per body minus each joint's (and coupling's) constraints,
+  // nv - rows. It knows nothing of geometry: the rank's DOF exceeds it by the rows that are
+  // redundant (a planar loop's 3 out-of-plane rows), never falls below it.
+  const int gruebler = d["dof_gruebler"], mobility = d["dof_rank"];
+  std::cout << "  DOF (Gruebler-Kutzbach, spatial count: 6 per body minus each joint's constraints) = " << gruebler;
+  if (gruebler != mobility)
+    std::cout << "; the count ignores geometry: "
+              << counted(static_cast<std::size_t>(mobility - gruebler), "row", "rows")
+              << " of the loops are redundant here (planar loops, parallel or intersecting axes)";
+  std::cout << "\n";
+  std::cout << "  aggregated bodies (constraint embedding, paper 002 section 4.2): " << d["aggregated_bodies"].size()
+            << "\n";
   for (const auto& a : d["aggregated_bodies"])
-    std::cout << "    " << a["bodies"].dump() << " on " << a["parent"].get<std::string>() << ": " << a["joint_speeds"]
-              << " joint speeds, " << a["independent_speeds"] << " independent; embeds loop joints "
-              << a["loop_joints"].dump() << (a["couplings"].empty() ? "" : " and couplings " + a["couplings"].dump())
-              << "\n";
+    std::cout << "    " << a["bodies"].dump() << " on " << a["parent"].get<std::string>() << ": "
+              << counted(a["joint_speeds"].get<std::size_t>(), "joint speed", "joint speeds") << ", "
+              << a["independent_speeds"] << " independent; embeds loop joints " << a["loop_joints"].dump()
+              << (a["couplings"].empty() ? "" : " and couplings " + a["couplings"].dump()) << "\n";
   std::cout << "  default method (--method auto): " << d["default_method"]["method"].get<std::string>() << "; "
             << d["default_method"]["reason"].get<std::string>() << "\n";
   if (d["default_method_fixed_step"]["method"] != d["default_method"]["method"])
@@ -430,10 +453,11 @@ int assemble_model(const AssembleOptions& o) {
   const AssemblyResult r = assemble(model, cons, model.q0, model.u0, settings);
   std::vector<bool> independent(model.nv, false);
   for (int k : r.independent_speeds) independent[k] = true;
-  std::printf("model       %s (%d bodies, nq = %d, nv = %d, %zu loop-closing joints, %d constraint rows)\n",
-              model.name.c_str(), model.nbodies, model.nq, model.nv, model.loop_joints.size(), cons.rows());
-  std::printf("assembled   %d iterations, position residual %.3g, velocity residual %.3g, %zu independent speeds\n",
-              r.iterations, r.position_residual, r.velocity_residual, r.independent_speeds.size());
+  std::printf("model       %s, %s\n", model_headline(model).c_str(),
+              counted(static_cast<std::size_t>(cons.rows()), "constraint row", "constraint rows").c_str());
+  std::printf("assembled   %s, position residual %.3g, velocity residual %.3g, %s\n",
+              counted(static_cast<std::size_t>(r.iterations), "iteration", "iterations").c_str(), r.position_residual,
+              r.velocity_residual, counted(r.independent_speeds.size(), "independent speed", "independent speeds").c_str());
   for (int i = 0; i < model.nbodies; ++i) {
     std::string speeds;  // "i" independent (kept), "d" dependent (solved for), per speed
     for (int k = 0; k < model.nv_joint[i]; ++k) speeds += independent[model.v_index[i] + k] ? 'i' : 'd';
@@ -526,7 +550,7 @@ void require_positive(int n, const char* option) {
   if (n < 1) throw std::invalid_argument(std::string(option) + " must be at least 1, got " + std::to_string(n));
 }
 
-// `generate ladder`: the planar ladder of benchmarks.md at its benchmark state.
+// `generate ladder`: the planar ladder of the benchmarks (docs/performance.md) at its benchmark state.
 int generate_ladder(const GenerateOptions& o) {
   require_positive(o.cells, "--cells");
   const std::pair<std::string_view, LadderLayout> layouts[] = {{"serial", LadderLayout::serial},
@@ -550,7 +574,7 @@ int generate_spatial_ladder(const GenerateOptions& o) {
                            [&](const Model& model) { return spatial_ladder_state(model, o.cells); }, o.out);
 }
 
-// `generate chain`: the revolute chain of benchmarks.md at its benchmark state (q and u).
+// `generate chain`: the revolute chain of the benchmarks (docs/performance.md) at its benchmark state (q and u).
 int generate_chain(const GenerateOptions& o) {
   require_positive(o.bodies, "--bodies");
   return generate_at_state(chain_mechanism(o.bodies), [&](const Model&) { return chain_state(o.bodies); }, o.out);
@@ -620,6 +644,42 @@ int list_methods(bool markdown, bool options) {
 
 // What `model` arguments take (load_mechanism's dispatch), in every command's help alike.
 constexpr const char* kModelFormats = "YAML, URDF (.urdf) or MJCF (.xml/.mjcf)";
+
+// After a command line CLI11 refused: the subcommand or option a misspelt one probably meant
+// (`simulat` -> simulate, `--tend` -> --t-end), on stderr. Follows the words as CLI11 does: a
+// subcommand's name moves into it; an option is looked up in the (sub)command reached so far.
+void suggest(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* at = &app;
+  for (int k = 1; k < argc; ++k) {
+    const std::string word = argv[k];
+    std::vector<std::string> candidates;
+    if (word.rfind("--", 0) == 0) {
+      const std::string name = word.substr(0, word.find('='));
+      if (at->get_option_no_throw(name) || name == "--") continue;
+      for (const CLI::Option* o : at->get_options())
+        for (const std::string& l : o->get_lnames()) candidates.push_back("--" + l);
+      for (const std::string& near : near_names(name, candidates)) {
+        std::fprintf(stderr, "loopdyn: '%s' is not an option of '%s'; did you mean '%s'?\n", name.c_str(),
+                     at->get_name().empty() ? "loopdyn" : at->get_name().c_str(), near.c_str());
+        return;
+      }
+      continue;
+    }
+    if (word.empty() || word[0] == '-') continue;
+    const std::vector<const CLI::App*> subs = at->get_subcommands({});
+    if (subs.empty()) continue;  // a positional or an option's value
+    const auto named = std::find_if(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == word; });
+    if (named != subs.end()) {
+      at = *named;
+      continue;
+    }
+    for (const CLI::App* sub : subs) candidates.push_back(sub->get_name());
+    const std::vector<std::string> near = near_names(word, candidates);
+    if (!near.empty())
+      std::fprintf(stderr, "loopdyn: '%s' is not a command; did you mean '%s'?\n", word.c_str(), near.front().c_str());
+    return;
+  }
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"loopdyn: forward dynamics of multibody systems with closed kinematic loops"};
@@ -710,7 +770,7 @@ int main(int argc, char** argv) {
   cmd_asm->add_option("--max-iterations", asm_opts.max_iterations, "Newton iterations")->capture_default_str();
 
   GenerateOptions gen;
-  CLI::App* cmd_gen = app.add_subcommand("generate", "write a benchmark mechanism (benchmarks.md) as a model file");
+  CLI::App* cmd_gen = app.add_subcommand("generate", "write a benchmark mechanism or a paper's example as a model file (docs/performance.md)");
   cmd_gen->require_subcommand(1);
   CLI::App* cmd_ladder = cmd_gen->add_subcommand(
       "ladder", "planar ladder of L parallelogram cells, one loop each, at its benchmark state");
@@ -758,7 +818,13 @@ int main(int argc, char** argv) {
   cmd_zoo->add_option("--first", gen.first, "index of the first case")->capture_default_str();
   cmd_zoo->add_option("--out", gen.out, "model file to write (one case), or folder (several; default: print one)");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int status = app.exit(e);
+    if (status != 0) suggest(app, argc, argv);
+    return status;
+  }
   try {
     if (cmd_sim->parsed()) return simulate(sim);
     if (cmd_info->parsed()) return info(info_model, info_json);

@@ -160,9 +160,7 @@ void bind_model(py::module_& m) {
           },
           py::arg("q") = py::none(), py::arg("integrator") = "dopri5", "The method `auto` picks at q, and why.")
       .def("__repr__", [](const Model& mo) {
-        return "<loopdyn.Model '" + mo.name + "': " + std::to_string(mo.nbodies) + " bodies, nq = " +
-               std::to_string(mo.nq) + ", nv = " + std::to_string(mo.nv) + ", " +
-               std::to_string(mo.loop_joints.size()) + " loop-closing joints>";
+        return "<loopdyn.Model " + model_headline(mo) + ">";
       });
 
   m.def("_convert", [](const std::string& path, const std::optional<std::string>& out) {

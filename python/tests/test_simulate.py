@@ -93,8 +93,9 @@ def test_a_stop_carries_the_rows_computed_before_it(cli, tmp_path):
 
 
 def test_the_watch_stops_a_fixed_step_run_that_leaves_the_motion():
-    # Issue 36's triple-rocker at rk4 with a step far too long for its swing: the motion is lost
-    # (the energy balance and the closure show it), and the rows before the stop are kept.
+    # A triple-rocker at rk4 with a step far too long for its swing: the motion is lost (the energy
+    # balance and the closure show it), and the rows before the stop are kept. Rows every step: the
+    # output interval may not be shorter than a fixed step (each output time is a step's end).
     m = loopdyn.Mechanism("triple_rocker", gravity=[0, -9.81, 0])
     m.add_body("crank", 0.5, com=[0.4, 0, 0], inertia=[1e-4, 0.00375, 0.00375])
     m.add_body("coupler", 1.0, com=[0.5, 0, 0], inertia=[1e-4, 0.0833, 0.0833])
@@ -106,7 +107,7 @@ def test_the_watch_stops_a_fixed_step_run_that_leaves_the_motion():
                 child_frame={"xyz": [0.7, 0, 0]}, cut=True)
     model = m.build()
     with pytest.raises(loopdyn.RunWatchError, match="the run watch stops the run") as e:
-        loopdyn.simulate(model, method="lagrange-dense", integrator="rk4", dt=0.05, t_end=5.0)
+        loopdyn.simulate(model, method="lagrange-dense", integrator="rk4", dt=0.05, output_dt=0.05, t_end=5.0)
     assert 0.0 < e.value.result["t"][-1] < 5.0
     r = loopdyn.simulate(model, t_end=5.0)  # the default: dopri5, watched
     assert r.stats["watch_worst_balance"] < 1e3 * 1e-8 * r.stats["watch_balance_scale"]

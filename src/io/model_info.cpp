@@ -1,5 +1,6 @@
 #include "loopdyn/io/model_info.hpp"
 
+#include "loopdyn/core/names.hpp"
 #include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/loops/loop_structure.hpp"
 #include "loopdyn/loops/constraints.hpp"
@@ -78,6 +79,12 @@ nlohmann::json describe(const Model& model) {
           {"methods", scope},
           {"markers", model.markers.size()},
           {"force_elements", model.forces.size()}};
+}
+
+std::string model_headline(const Model& model) {
+  return model.name + " (" + counted(static_cast<std::size_t>(model.nbodies), "body", "bodies") +
+         ", nq = " + std::to_string(model.nq) + ", nv = " + std::to_string(model.nv) + ", " +
+         counted(model.loop_joints.size(), "loop-closing joint", "loop-closing joints") + ")";
 }
 
 }  // namespace loopdyn

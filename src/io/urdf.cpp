@@ -17,7 +17,7 @@
 #include <regex>
 #include <string_view>
 
-#include "io/edit_distance.hpp"
+#include "loopdyn/core/names.hpp"
 #include "io/urdf_xml.hpp"
 
 namespace loopdyn {

@@ -45,6 +45,14 @@ Simulator::Simulator(const Model& model, Formulation& formulation, const Simulat
       constraint_data_(model), phi_(constraints_.rows()), phidot_(constraints_.rows()),
       q_(model.nq), u_(model.nv), udot_(model.nv), track_work_(has_applied_forces(model)),
       x_(formulation.state_size()), dx_(formulation.state_size()), before_(formulation.state_size()), power_kin_(model), power_forces_(model) {
+  // A fixed-step integrator lands on every output time: a step longer than the output interval
+  // would be cut to it, and the run would not be the one asked for.
+  const IntegratorSettings& is = settings_.integrator;
+  if (is.kind != IntegratorKind::dopri5 && is.dt > settings_.output_dt * (1.0 + 1e-12))
+    throw std::invalid_argument("the fixed step `dt = " + format_time(is.dt) + "` of " +
+                                std::string(to_string(is.kind)) + " is longer than the interval between output rows `" +
+                                "output_dt = " + format_time(settings_.output_dt) + "`, and every output time is a step's end: " +
+                                "ask rows every step (`output_dt = " + format_time(is.dt) + "`, or a multiple of it) or a smaller step");
   if (settings_.reactions) {
     // A formulation outside the registry is checked by Reactions::compute (the size of λ).
     const MethodInfo* method = find_method(formulation_.name());

@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "io/edit_distance.hpp"
 #include "viewer/assets.hpp"
 #include "viewer/scene.hpp"
+#include "loopdyn/core/names.hpp"
 #include "loopdyn/core/kinematics.hpp"
 
 namespace loopdyn {
@@ -25,15 +25,6 @@ using nlohmann::json;
 // The page decodes the float32 arrays with a Float32Array over the bytes: little-endian, as every
 // browser platform is.
 static_assert(std::endian::native == std::endian::little, "the viewer writes little-endian float32");
-
-// Columns within a third of the name's length in edits (at least 2), or containing it.
-std::vector<std::string> near_matches(const std::string& name, const std::vector<std::string>& columns) {
-  std::vector<std::string> out;
-  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
-  for (const std::string& c : columns)
-    if (edit_distance(name, c) <= limit || c.find(name) != std::string::npos) out.push_back(c);
-  return out;
-}
 
 // The run's columns that the page uses, as indices.
 struct RunColumns {
@@ -81,7 +72,7 @@ RunColumns match_columns(const Model& model, const Trajectory& run, const Viewer
       wanted.push_back(name);
       continue;
     }
-    const std::vector<std::string> near = near_matches(name, run.columns);
+    const std::vector<std::string> near = near_names(name, run.columns);
     throw ModelError(source + ": no column '" + name + "' to plot" +
                      (near.empty() ? "" : " (near: " + quoted_list(near) + ")") + "; its columns: " +
                      quoted_list(run.columns, 8));

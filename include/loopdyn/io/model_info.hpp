@@ -5,11 +5,16 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "loopdyn/core/model.hpp"
 
 namespace loopdyn {
 
 nlohmann::json describe(const Model& model);
+
+/// "fourbar (3 bodies, nq = 3, nv = 3, 1 loop-closing joint)": the model in one line, as the CLI's
+/// summaries and Python's repr give it.
+std::string model_headline(const Model& model);
 
 }  // namespace loopdyn
