@@ -375,7 +375,7 @@ std::string sci(double x) {
 // residuals, energy drift where the model is conservative; then the terminal and internal cut of
 // the same four-bar (RK4 h = 1e-3, loops closed to 1e-13) against each other.
 void embedding_models(const std::string& dir) {
-  std::printf("### 002: constraint embedding on the models of issue 7\n\n");
+  std::printf("### 002: constraint embedding on its four-bars (terminal and internal cut) and geared links, and on a double wishbone\n\n");
   std::printf("dopri5, rtol = atol = 1e-10, 5 s, output every 0.1 s, no projection. Δq: largest |q − q(lagrange-dense)| "
               "over the output rows; residuals: largest over the output rows of embedding's run; ΔE: largest "
               "|E(t) − E(0)| (conservative models only).\n\n");

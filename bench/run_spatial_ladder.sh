@@ -98,7 +98,7 @@ if "rcr" in series:
         target_rows.append(["`rcr` ≥ 10x faster than `lagrange-dense` at L = 64",
                             f"{times[('lagrange-dense', 64)] / times[('rcr', 64)]:.1f}x"])
     print()
-    print("\n".join(markdown_table([("target (issue 6)", False), ("measured", False)], target_rows)))
+    print("\n".join(markdown_table([("target", False), ("measured", False)], target_rows)))
 
 loglog_svg(series, os.path.join(root, "docs", "spatial-ladder-scaling.svg"),
            "Spatial ladder: CPU time per call (bench/run_spatial_ladder.sh)", "cells L", "µs per call")

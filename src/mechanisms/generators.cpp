@@ -1,4 +1,4 @@
-// Benchmark mechanisms and states (generators.hpp; definitions in shared/design/benchmarks.md).
+// Benchmark mechanisms and states (generators.hpp, where each is defined).
 #include "loopdyn/mechanisms/generators.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Option tables: the one description of every setting a user can give (issue 37). A table lists
+// Option tables: the one description of every setting a user can give. A table lists
 // the options of one settings struct: name, kind, unit, help, and how to read and write the
 // member. The front ends read the tables and nothing else: the CLI's flag is the name with
 // dashes (`dca_alpha` -> `--dca-alpha`), Python's keyword argument is the name, `loopdyn methods`

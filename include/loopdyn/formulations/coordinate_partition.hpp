@@ -15,7 +15,7 @@
 // inside a step changes the right-hand side between its stages. At the closed state: the new
 // partition keeps it, (q, u) move by round-off. And early: an independent coordinate near a limit
 // of its motion (where G_RD is singular) makes the dependent ones square-root functions of it,
-// whose derivatives the stages of a fixed step sample ever worse (issue 36: with the growth at 100
+// whose derivatives the stages of a fixed step sample ever worse (measured: with the growth at 100
 // and changes inside steps, a triple-rocker four-bar lost 20 % of its energy in 5 s at rk4
 // h = 1e-3, 1.4 J of it in the last step before one change; now 2.2e-6, lagrange-dense 6.7e-6).
 // Near a configuration where every choice is ill conditioned (a change point) the partition is

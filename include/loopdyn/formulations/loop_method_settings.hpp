@@ -24,7 +24,7 @@ struct LoopMethodSettings {
   /// steps, when the condition number of the dependent block has grown by this factor since they
   /// were chosen (and another choice is twice better); a coordinate marked independent yields when
   /// keeping it would cost this factor (formulations/coordinate_partition.hpp). Small: the
-  /// independent coordinates must not come near a limit of their motion within a step (issue 36:
+  /// independent coordinates must not come near a limit of their motion within a step (measured:
   /// 100 lost 20 % of the energy of a triple rocker at rk4 h = 1e-3, 10 lost 1e-4, 4 loses 2e-6).
   double partition_condition_growth = 4.0;
   /// What a method does at a singular configuration of the loops (a change point, where the

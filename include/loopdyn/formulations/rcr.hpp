@@ -5,7 +5,7 @@
 // body 0_i (aggregation.hpp's sub-graph). Single loops, parallel manipulators (legs from a common
 // base meeting at one end-effector) and coupled loops that share their base body (the spatial
 // ladder of §4.3) are in scope. Loops that share a body but not their base body (the planar
-// ladder of shared/design/benchmarks.md) are not (000 §4.4): the constructor throws ModelError
+// ladder of the benchmarks, `loopdyn generate ladder`) are not (000 §4.4): the constructor throws ModelError
 // naming them and suggesting `embedding`.
 //
 // Kinematics, per loop and per call (000 eqs 33-55, in the notation map of docs/methods.md). The

@@ -20,7 +20,7 @@ namespace loopdyn {
 struct MethodInfo {
   std::string_view name;   ///< `--method` value
   std::string_view what;   ///< one line: what it does
-  std::string_view paper;  ///< paper and sections (shared/papers)
+  std::string_view paper;  ///< paper and sections (docs/references.md)
   std::string_view cost;   ///< per call, n speeds, m constraint rows
   Coordinates coordinates = Coordinates::joint;
   /// Reports loop multipliers (what `--reactions` needs on a mechanism with loops).

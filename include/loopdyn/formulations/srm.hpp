@@ -1,5 +1,5 @@
 // `srm`: the sequential regularization method (paper 003, Ascher and Lin; its equations as
-// reconstructed in shared/papers/README.md and docs/notes/srm-sources.md). The loop multipliers
+// reconstructed in docs/notes/srm-sources.md). The loop multipliers
 // are not solved for: S regularized problems are integrated side by side, iterate s driven by
 //     M u̇_s = Q(q_s, u_s) − Gᵀ λ_s,
 //     λ_s = λ_{s−1} + ε⁻¹ (G u_s + α Φ(q_s)),           (003 eqs 3.6c, 3.12d: the stabilized form)

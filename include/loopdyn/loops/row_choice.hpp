@@ -1,5 +1,5 @@
 // RowChoice: which rows of a geometrically redundant loop a formulation keeps, chosen again along
-// the motion (issue 36: "geometric redundancy is handled along the motion by rank-revealing solves").
+// the motion: geometric redundancy is handled along the motion by rank-revealing solves.
 //
 // A Bennett linkage's cut revolute has 5 rows of rank 2 at every configuration, a Bricard's 5 of
 // rank 4: the dependency comes from the closed geometry, not from the joint axes, and which rows

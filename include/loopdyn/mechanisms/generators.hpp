@@ -1,4 +1,4 @@
-// Generators of the shared benchmark mechanisms (/work/shared/design/benchmarks.md) and of their
+// Generators of the benchmark mechanisms (docs/performance.md times them) and of their
 // states, as `Mechanism`s that the CLI, the tests and the benchmarks build with `Model::build`.
 //
 // The random streams are part of the benchmark definition: other libraries are timed on the very
@@ -61,7 +61,7 @@ Mechanism chain_mechanism(int n);
 /// uniform(−1, 1). Model order equals listing order for the chain.
 ChainState chain_state(int n);
 
-/// `branched-N` (loopdyn's own second tree case, not in benchmarks.md): a binary tree of N
+/// `branched-N` (loopdyn's own second tree case, not one other libraries are timed on): a binary tree of N
 /// revolute bodies "link0".."link{N-1}" with joints "joint0".."joint{N-1}". Body 0 hangs from
 /// ground at the origin; body i > 0 hangs from body (i − 1) / 2:
 ///   first child  (i odd):  joint at (0, 0, 1)   in the parent frame,
@@ -75,7 +75,7 @@ Mechanism branched_tree_mechanism(int n);
 /// bodies depth-first, which differs from the listing).
 ChainState branched_tree_state(const Model& model);
 
-/// Spanning-tree layouts of the planar ladder (benchmarks.md, "Planar ladder"):
+/// Spanning-tree layouts of the planar ladder:
 ///   serial             lp_k ← rung_{k−1}, rung_k ← lp_k, rp_k ← rung_k (hanging); cut: bottom of
 ///                      rp_k with rung_{k−1} (a body and its ancestor). Listed lp, rung, rp.
 ///   comb               lp_k, rp_k ← rung_{k−1}; rung_k ← lp_k; cut: top of rp_k with rung_k

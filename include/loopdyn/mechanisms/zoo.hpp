@@ -1,4 +1,4 @@
-// A randomized zoo of the closed-loop mechanisms users build (issue 36, "never silently wrong"):
+// A randomized zoo of the closed-loop mechanisms users build ("never silently wrong"):
 // planar four-bars of every Grashof class, planar five-bars, spatial Bennett linkages, offset and
 // isosceles slider-cranks, spatial RSSR and RSCR four-bars, Bricard linkages and 3-RPS platforms,
 // with random link lengths, masses, inertias, initial configurations and speeds, and on some

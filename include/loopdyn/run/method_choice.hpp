@@ -34,7 +34,7 @@ namespace loopdyn {
 ///    with 40 loops rcr, gcp and nullspace end 1.1e-6 to 1.4e-6 m off while embedding stays within
 ///    3e-7 m (docs/results.md). The margin is not robust: the excess is energy lost at the
 ///    crossings by round-off amplified near the point, and small changes of the position
-///    tolerance reorder the methods (issue 14).
+///    tolerance reorder the methods.
 /// `loopdyn simulate` starts again with `dca` when the choice stops at a singular configuration
 /// (a SingularConfigurationError: the SingularityGuard of change_points.hpp on loops with more
 /// than one degree of freedom, or a method's own check).
