@@ -531,6 +531,51 @@ TEST(Cli, AFixedStepLongerThanTheOutputIntervalIsRefused) {
   EXPECT_NE(rows_every_step.output.find("20 steps (0 rejected)"), std::string::npos) << rows_every_step.output;
 }
 
+// Models that cannot run fail with one line naming the file and line of the culprit and what to
+// change: no bodies; a body with no inertia about its joint's axis (a singular mass matrix: the
+// tree method stopped at its first evaluation and auto handed over to dca, which failed with
+// another message); a loop joint whose frames cannot turn into line (the assembly's hint).
+TEST(Cli, ModelsThatCannotRunNameTheirPlace) {
+  const auto empty = scratch("no_bodies.yaml");
+  std::ofstream(empty) << "name: x\nbodies: []\n";
+  expect_one_line_error(run("simulate " + empty.string()),
+                        empty.string() + ": no bodies: a mechanism needs at least one body under `bodies:`");
+  const auto spinning_rod = scratch("no_axial_inertia.yaml");
+  std::ofstream(spinning_rod) << "name: rod\nbodies:\n"
+                                 "  - {name: a, mass: 1.0, com: [0.5, 0, 0], inertia: [0.01, 0.1, 0.1]}\n"
+                                 "  - {name: b, mass: 1.0, com: [0, 0, 0], inertia: [0.1, 0.1, 0]}\n"
+                                 "joints:\n"
+                                 "  - {name: j1, type: revolute, parent: ground, child: a, axis: [0, 0, 1]}\n"
+                                 "  - {name: j2, type: revolute, parent: a, child: b, axis: [0, 0, 1],"
+                                 " parent_frame: {xyz: [1, 0, 0]}}\n";
+  const CliResult singular = run("simulate " + spinning_rod.string() + " --out " + scratch("rod.csv").string());
+  expect_one_line_error(singular, spinning_rod.string() + ":7: articulated inertia is singular at joint 'j2'");
+  EXPECT_NE(singular.output.find("no method can integrate it; give those bodies inertia about the joint's axis"),
+            std::string::npos)
+      << singular.output;
+  EXPECT_EQ(singular.output.find("dca"), std::string::npos) << singular.output;  // no hand-over
+  // A four-bar whose closure's child frame is tilted 0.5 rad about x: no rotation about z brings
+  // its z axes into line.
+  const auto tilted = scratch("tilted_closure.yaml");
+  std::ofstream(tilted) << "name: tilted\nbodies:\n"
+                           "  - {name: crank, mass: 1.0, com: [0.5, 0, 0], inertia: [0.01, 0.1, 0.1]}\n"
+                           "  - {name: coupler, mass: 1.0, com: [1.0, 0, 0], inertia: [0.01, 0.3, 0.3]}\n"
+                           "  - {name: rocker, mass: 1.0, com: [0.5, 0, 0], inertia: [0.01, 0.1, 0.1]}\n"
+                           "joints:\n"
+                           "  - {name: j1, type: revolute, parent: ground, child: crank, q: [1.0]}\n"
+                           "  - {name: j2, type: revolute, parent: crank, child: coupler, parent_frame: {xyz: [1, 0, 0]}}\n"
+                           "  - {name: j3, type: revolute, parent: ground, child: rocker, parent_frame: {xyz: [2, 0, 0]},"
+                           " q: [1.5]}\n"
+                           "  - {name: closure, type: revolute, parent: coupler, child: rocker, cut: true,\n"
+                           "     parent_frame: {xyz: [2, 0, 0]}, child_frame: {xyz: [1, 0, 0], rpy: [0.5, 0, 0]}}\n";
+  const CliResult bad_axis = run("simulate " + tilted.string() + " --out " + scratch("tilted.csv").string());
+  expect_one_line_error(bad_axis, "cannot assemble the initial state: ");
+  EXPECT_NE(bad_axis.output.find("the largest residual is a rotation row: loop joint 'closure' (" + tilted.string() +
+                                 ":10) cannot turn its two frames into line, check its axis"),
+            std::string::npos)
+      << bad_axis.output;
+}
+
 // The output file is opened before the run: one that cannot be written fails at once.
 TEST(Cli, AnOutputThatCannotBeWrittenFailsBeforeTheRun) {
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --out /nonexistent/dir/run.csv"),

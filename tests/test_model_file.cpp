@@ -722,9 +722,14 @@ TEST(ModelFileBuild, BadInertia) {
                {"t.yaml:2", "body 'a'", "inertia", "triangle"});
 }
 
+// A point mass off its joint's axis and a slender rod build; a point mass on the axis of the only
+// joint that turns it (j1: b's turn about the same axis is j2's) leaves the mass matrix singular,
+// which no method can integrate: refused at build, naming the joint and its line.
 TEST(ModelFileBuild, PointMassAndSlenderRodAreAccepted) {
-  EXPECT_EQ(build_error(two_links_with("[0.1, 0.1, 0.1]", "[0, 0, 0]")), "");
+  EXPECT_EQ(build_error(two_links_with("inertia: [0.1, 0.1, 0.1]", "com: [0.5, 0, 0]\n    inertia: [0, 0, 0]")), "");
   EXPECT_EQ(build_error(two_links_with("[0.1, 0.1, 0.1]", "[0, 0.1, 0.1]")), "");
+  expect_parts(build_error(two_links_with("[0.1, 0.1, 0.1]", "[0, 0, 0]")),
+               {"t.yaml:9: articulated inertia is singular at joint 'j1'", "no method can integrate it"});
 }
 
 TEST(ModelFileBuild, ZeroAxis) {

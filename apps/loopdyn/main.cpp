@@ -111,7 +111,9 @@ std::string initial_state_line(const Model& model, const StartState& s) {
   std::snprintf(line, sizeof line, "assembled   %s, position residual %.3g, velocity residual %.3g; ",
                 counted(static_cast<std::size_t>(a.iterations), "iteration", "iterations").c_str(), a.position_residual,
                 a.velocity_residual);
-  return std::string(line).append("independent speeds: ").append(independent.empty() ? "none" : independent).append("\n");
+  return std::string(line).append("independent speeds: ")
+      .append(independent.empty() ? "none (no free motion: the loops and drives fix every speed here)" : independent)
+      .append("\n");
 }
 
 // The survey's change points and the crossings of the run (change_points.hpp), the first ten listed;

@@ -204,8 +204,9 @@ void accelerate_aggregated(const Model& model, AbaData& d, AggregatedBodyData& g
 }
 
 std::runtime_error singular_joint(const Model& model, int i) {
-  return std::runtime_error("articulated inertia is singular at joint '" + model.joints[i].name +
-                            "' (the bodies it carries have no inertia along its motion)");
+  const std::string& where = model.joints[i].where;
+  return std::runtime_error((where.empty() ? "" : where + ": ") + "articulated inertia is singular at joint '" +
+                            model.joints[i].name + "' (the bodies it carries have no inertia along its motion)");
 }
 
 // Table 7.1's U = Ia S, D = Sᵀ U and Ia_proj = Ia − U D⁻¹ Uᵀ for S = e_k (ModelJoint::unit_axis):

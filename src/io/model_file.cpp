@@ -879,7 +879,11 @@ Mechanism load_mechanism(const std::string& path, std::vector<std::string>* note
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ModelError("cannot read model file '" + path + "'");
-  return parse_mechanism(text.str(), path);
+  Mechanism m = parse_mechanism(text.str(), path);
+  // A whole file (not a fragment parsed for a test or a tool) must describe something to build.
+  if (m.bodies.empty())
+    throw ModelError(path + ": no bodies: a mechanism needs at least one body under `bodies:` (the ground is implicit)");
+  return m;
 }
 
 std::string write_mechanism(const Mechanism& m) { return Writer().write(m); }

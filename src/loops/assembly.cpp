@@ -275,6 +275,21 @@ std::string worst_loops(const Model& model, const Constraints& cons, const VecX&
   return s.str();
 }
 
+// Where the largest residual is a rotation row (`dot`) of a loop joint, its frames cannot turn into
+// line: most often a wrong `axis`, or a rotation of its parent_frame or child_frame.
+std::string rotation_hint(const Model& model, const Constraints& cons, const VecX& phi) {
+  if (phi.size() == 0) return {};
+  Eigen::Index r = 0;
+  phi.cwiseAbs().maxCoeff(&r);
+  const ConstraintRow& row = cons.kept()[r];
+  if (row.kind != ConstraintRow::Kind::dot) return {};
+  const ModelJoint& j = model.loop_joints[row.loop];
+  return "; the largest residual is a rotation row: loop joint '" + j.name + "'" +
+         (j.where.empty() ? "" : " (" + j.where + ")") +
+         " cannot turn its two frames into line, check its axis and the rotations of its parent_frame and "
+         "child_frame";
+}
+
 }  // namespace
 
 std::vector<bool> marked_independent_speeds(const Model& model) {
@@ -356,7 +371,7 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
     s << "assembly did not converge: " << worst_loops(model, all, phi, settings.tolerance) << " after "
       << res.iterations << " iterations"
       << (stalled ? " (no step along the Newton direction reduces the residual)" : "")
-      << "; the loop may not be able to close with the given independent coordinates";
+      << "; the loop may not be able to close with the given independent coordinates" << rotation_hint(model, all, phi);
     throw std::runtime_error(s.str());
   }
 
