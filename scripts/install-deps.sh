@@ -4,7 +4,8 @@
 #   scripts/install-deps.sh          what building and running loopdyn needs (scripts/quickstart.sh)
 #   scripts/install-deps.sh --test   also what only the test suite needs (scripts/test.sh): chromium,
 #                                    the real browser that opens the viewer's pages (docs/viewer.md),
-#                                    and pkgconf (the install test builds an example with pkg-config)
+#                                    pkgconf (the install test builds an example with pkg-config) and
+#                                    python3-mypy (the Python stubs checked by stubtest and mypy)
 set -euo pipefail
 # libjs-three: three.js r111, embedded into the viewer's pages at build time.
 packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
@@ -18,7 +19,7 @@ packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libcli11-dev nlohmann-jso
           libmuparser-dev  # drives: motions as expressions of t
           libjs-three)
 if [ "${1:-}" = "--test" ]; then
-  packages+=(chromium pkgconf)
+  packages+=(chromium pkgconf python3-mypy)
 fi
 missing=()
 for p in "${packages[@]}"; do

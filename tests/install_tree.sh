@@ -35,6 +35,10 @@ expect "installed CLI on an installed model" '^wrote +trajectory\.csv' \
 
 if [ "$python_on" = ON ]; then
   site=$(find "$prefix" -type d -name dist-packages)
+  for typed in py.typed _loopdyn.pyi; do
+    [ -f "$site/loopdyn/$typed" ] || { echo "FAIL: $site/loopdyn/$typed not installed"; exit 1; }
+  done
+  echo "ok: the package's types (py.typed, _loopdyn.pyi) installed"
   expect "import loopdyn from the prefix" "^$prefix/" \
     "$(cd "$work" && PYTHONPATH=$site /usr/bin/python3 -c 'import loopdyn; print(loopdyn.__file__); print(loopdyn.__version__)')"
 fi

@@ -4,15 +4,21 @@ The C++ library does the work (the _loopdyn extension); this file adds what is e
 the Mechanism builder, the choice of `method="auto"` with its restart, and the Result of a run.
 docs/python.md has the API.
 """
-import json
-import sys
-import warnings
+import json as _json
+import os as _os
+import sys as _sys
+import typing as _typing
+import warnings as _warnings
+
+import numpy as _numpy
+import numpy.typing as _npt
 
 from ._loopdyn import (Analysis, IntegrationError, InverseDynamics, Method, Model, ModelError, RunWatchError,
-                       SingularConfigurationError, chain, ladder, method_names, nfourbar, normalized_yaml, options,
+                       SingularConfigurationError, chain, ladder, method_names, nfourbar, options,
                        spatial_ladder, square_chain, square_net)
 from ._loopdyn import __version__  # "<version> (git <describe>)", as `loopdyn --version`
 from ._loopdyn import _Simulation, _convert, _simulate, _view_csv, _view_table
+from ._loopdyn import normalized_yaml as _normalized_yaml
 
 __all__ = ["Analysis", "IntegrationError", "InverseDynamics", "Mechanism", "Method", "Model", "ModelError", "Result", "RunError", "RunWatchError",
            "SingularConfigurationError", "Simulation",
@@ -20,20 +26,23 @@ __all__ = ["Analysis", "IntegrationError", "InverseDynamics", "Mechanism", "Meth
            "square_chain", "square_net", "view"]
 
 
-def load(path):
+_Path = _typing.Union[str, "_os.PathLike[str]"]
+
+
+def load(path: _Path) -> Model:
     """The Model of a model file: YAML, URDF (.urdf) or MJCF (.xml/.mjcf) (docs/model-format.md);
     ModelError names file:line and the problem."""
     return Model.load(str(path))
 
 
-def convert(path, out=None):
+def convert(path: _Path, out: _typing.Optional[_Path] = None) -> str:
     """Any model file (YAML, URDF, MJCF) as loopdyn's YAML text, checked by building its Model (as
     `loopdyn convert`); with `out`, also written there, absolute mesh paths (an importer's) made
     relative to out's folder, from which the reader takes them. An importer's notes are UserWarnings."""
     return _convert(str(path), None if out is None else str(out))
 
 
-def _plain(value):
+def _plain(value: _typing.Any) -> _typing.Any:
     """numpy arrays and scalars as the lists and numbers json writes."""
     if hasattr(value, "tolist"):
         return value.tolist()
@@ -49,70 +58,76 @@ class Mechanism:
 
     _SOURCE = "<mechanism>"
 
-    def __init__(self, name="mechanism", gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, name: str = "mechanism", gravity: _typing.Sequence[float] = (0.0, 0.0, -9.81)) -> None:
         self.top = {"name": name, "gravity": gravity}
-        self.items = {"bodies": [], "joints": [], "markers": [], "forces": [], "constraints": []}
+        self.items: _typing.Dict[str, _typing.List[_typing.Tuple[_typing.Dict[str, _typing.Any], str]]] = {
+            "bodies": [], "joints": [], "markers": [], "forces": [], "constraints": []}
         self._where = {"top": self._caller(2)}
 
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{len(v)} {k}" for k, v in self.items.items() if v)
+        return f"<loopdyn.Mechanism '{self.top['name']}': {counts or 'empty'}>"
+
     @staticmethod
-    def _caller(depth):
+    def _caller(depth: int) -> str:
         """'file:line' of the user's call `depth` frames up (of the constructor, or of add_*)."""
-        frame = sys._getframe(depth)
+        frame = _sys._getframe(depth)
         return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
-    def _add(self, section, item):
+    def _add(self, section: str, item: _typing.Dict[str, _typing.Any]) -> "Mechanism":
         self.items[section].append((item, self._caller(3)))
         return self
 
-    def add_body(self, name, mass, **keys):
+    def add_body(self, name: str, mass: float, **keys: _typing.Any) -> "Mechanism":
         """A body: `com` (3), `inertia` (3 or 6 numbers about the centre of mass), `visuals` (shapes for the viewer)."""
         return self._add("bodies", {"name": name, "mass": mass, **keys})
 
-    def add_joint(self, name, type, parent, child, **keys):
+    def add_joint(self, name: str, type: str, parent: str, child: str, **keys: _typing.Any) -> "Mechanism":
         """A joint: `parent_frame`/`child_frame` ({xyz, rpy}), `axis`, `axis2`, `q`, `u`, `cut`, `independent`."""
         return self._add("joints", {"name": name, "type": type, "parent": parent, "child": child, **keys})
 
-    def add_marker(self, name, body, xyz=(0.0, 0.0, 0.0)):
+    def add_marker(self, name: str, body: str, xyz: _typing.Sequence[float] = (0.0, 0.0, 0.0)) -> "Mechanism":
+        """A marker: a point of `body` (body frame) whose position is written as <name>.x/.y/.z columns."""
         return self._add("markers", {"name": name, "body": body, "xyz": xyz})
 
-    def add_force(self, type, **keys):
+    def add_force(self, type: str, **keys: _typing.Any) -> "Mechanism":
         """A force element: joint_spring_damper, point_spring_damper, joint_force, body_force, body_torque."""
         return self._add("forces", {"type": type, **keys})
 
-    def add_coupling(self, type, name, **keys):
+    def add_coupling(self, type: str, name: str, **keys: _typing.Any) -> "Mechanism":
         """A coordinate coupling (the file's `constraints:`): gear or linear."""
         return self._add("constraints", {"type": type, "name": name, **keys})
 
-    def text(self):
+    def text(self) -> _typing.Tuple[str, _typing.List[str]]:
         """Model-file text (YAML flow style), one item a line, and the script location of each line."""
-        lines, where = ["{" + json.dumps(self.top, default=_plain)[1:-1] + ","], [self._where["top"]]
+        lines, where = ["{" + _json.dumps(self.top, default=_plain)[1:-1] + ","], [self._where["top"]]
         for section, items in self.items.items():
             lines.append(f'"{section}": [')
             where.append(self._where["top"])
             for k, (item, at) in enumerate(items):
-                lines.append(json.dumps(item, default=_plain) + ("," if k + 1 < len(items) else ""))
+                lines.append(_json.dumps(item, default=_plain) + ("," if k + 1 < len(items) else ""))
                 where.append(at)
             lines.append("],")
             where.append(self._where["top"])
         lines[-1] = "]}"
         return "\n".join(lines) + "\n", where
 
-    def to_yaml(self):
+    def to_yaml(self) -> str:
         """The mechanism as loopdyn writes model files (`loopdyn generate`)."""
-        return self._checked(normalized_yaml)
+        return self._checked(_normalized_yaml)
 
-    def build(self):
+    def build(self) -> Model:
         """The Model; ModelError (naming the script's line) when the mechanism is invalid."""
         return self._checked(Model.parse)
 
-    def _checked(self, parse):
+    def _checked(self, parse: _typing.Callable[[str, str], _typing.Any]) -> _typing.Any:
         text, where = self.text()
         try:
             return parse(text, self._SOURCE)
         except ModelError as e:
             raise ModelError(self._located(str(e), where)) from None
 
-    def _located(self, message, where):
+    def _located(self, message: str, where: _typing.List[str]) -> str:
         """'<mechanism>:7: problem' as 'script.py:42: problem'."""
         prefix, _, rest = message.partition(": ")
         source, _, line = prefix.rpartition(":")
@@ -121,7 +136,7 @@ class Mechanism:
         return f"{where[int(line) - 1]}: {rest}"
 
 
-def method(model, name="auto", integrator="dopri5", **options):
+def method(model: Model, name: str = "auto", integrator: str = "dopri5", **options: _typing.Any) -> Method:
     """The formulation `name` for model (docs/methods.md); `auto` picks one for the integrator.
     options: the methods' settings by name (loopdyn.options("method") lists them)."""
     if name == "auto":
@@ -139,34 +154,38 @@ class Result:
     method.
     """
 
-    def __init__(self, columns, data, method, stats, events, initial=None, handovers=()):
+    def __init__(self, columns: _typing.Sequence[str], data: _npt.NDArray[_numpy.float64], method: str,
+                 stats: _typing.Dict[str, _typing.Any], events: _typing.List[_typing.Tuple[float, str]],
+                 initial: _typing.Optional[_typing.Dict[str, _typing.Any]] = None,
+                 handovers: _typing.Sequence[_typing.Tuple[str, str, str]] = ()) -> None:
         self.columns, self.data = list(columns), data
         self._index = {name: k for k, name in enumerate(self.columns)}
         self.method, self.stats, self.events = method, stats, events
         self.initial, self.handovers = initial, list(handovers)
         self.handed_over = self.handovers[0][0] if self.handovers else None
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> _npt.NDArray[_numpy.float64]:
         try:
             return self.data[:, self._index[name]]
         except KeyError:
             raise KeyError(f"no column '{name}' (columns: {', '.join(self.columns)})") from None
 
-    def __contains__(self, name):
+    def __contains__(self, name: object) -> bool:
         return name in self._index
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.data.shape[0]
 
-    def keys(self):
+    def keys(self) -> _typing.List[str]:
+        """The column names, in the CSV's order."""
         return list(self.columns)
 
-    def to_pandas(self):
+    def to_pandas(self) -> _typing.Any:
         """A pandas DataFrame over the same data (pandas is needed for this only)."""
-        import pandas
+        import pandas  # type: ignore[import]  # Debian's pandas has no stubs
         return pandas.DataFrame(self.data, columns=self.columns, copy=False)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<loopdyn.Result: {self.method}, {len(self)} rows x {len(self.columns)} columns>"
 
 
@@ -175,12 +194,21 @@ class RunError(RuntimeError):
     that fails, ...). Like every stop of simulate(), it carries the rows computed before it in
     `result`."""
 
-
-_STOPS = {"singular_configuration": SingularConfigurationError, "watch": RunWatchError,
-          "integration": IntegrationError, "input": RunError, "failure": RunError}
+    result: "Result"
 
 
-def simulate(model, method="auto", q0=None, u0=None, assemble=True, forces=None, **options):
+_Stop = _typing.Union[SingularConfigurationError, RunWatchError, IntegrationError, RunError]
+_STOPS: _typing.Dict[str, _typing.Callable[[str], _Stop]] = {
+    "singular_configuration": SingularConfigurationError, "watch": RunWatchError, "integration": IntegrationError,
+    "input": RunError, "failure": RunError}
+
+
+_Forces = _typing.Callable[[float, _npt.NDArray[_numpy.float64], _npt.NDArray[_numpy.float64]], _npt.ArrayLike]
+
+
+def simulate(model: Model, method: str = "auto", q0: _typing.Optional[_npt.ArrayLike] = None,
+             u0: _typing.Optional[_npt.ArrayLike] = None, assemble: bool = True, forces: _typing.Optional[_Forces] = None,
+             **options: _typing.Any) -> Result:
     """Integrates model from (q0, u0) (default: the model's), as `loopdyn simulate` does.
 
     forces: a function f(t, q, u) returning nv generalized forces (a numpy array or a list), added
@@ -202,7 +230,7 @@ def simulate(model, method="auto", q0=None, u0=None, assemble=True, forces=None,
     if isinstance(raised, KeyboardInterrupt):
         raise raised
     for source, target, reason in handovers:
-        warnings.warn(f"auto: {source} stopped: {reason}\nauto: starting again with {target}, which crosses singular "
+        _warnings.warn(f"auto: {source} stopped: {reason}\nauto: starting again with {target}, which crosses singular "
                       "configurations", RuntimeWarning, stacklevel=2)
     result = Result(columns, data, ran, stats, events, initial, handovers)
     if stop:
@@ -220,11 +248,12 @@ class Simulation:
     hand over). A stop raises as simulate() does, with the rows so far as `result`, and leaves the
     simulation stopped. docs/python.md has the details."""
 
-    def __init__(self, model, method="auto", q0=None, u0=None, assemble=True, **options):
+    def __init__(self, model: Model, method: str = "auto", q0: _typing.Optional[_npt.ArrayLike] = None,
+                 u0: _typing.Optional[_npt.ArrayLike] = None, assemble: bool = True, **options: _typing.Any) -> None:
         q, u, self.initial = model._start_state(q0, u0, assemble)
         self._sim = _Simulation(model, q, u, method=method, **options)
 
-    def step(self, dt, tau=None):
+    def step(self, dt: float, tau: _typing.Optional[_npt.ArrayLike] = None) -> "Simulation":
         """Integrates dt [s] with tau (nv generalized forces; None: zero) held; returns self."""
         try:
             self._sim.step(dt, tau)
@@ -240,36 +269,40 @@ class Simulation:
         return self
 
     @property
-    def t(self):
+    def t(self) -> float:
+        """The time now [s]."""
         return self._sim.t
 
     @property
-    def q(self):
+    def q(self) -> _npt.NDArray[_numpy.float64]:
+        """The joint coordinates now (a copy)."""
         return self._sim.q
 
     @property
-    def u(self):
+    def u(self) -> _npt.NDArray[_numpy.float64]:
+        """The joint speeds now (a copy)."""
         return self._sim.u
 
     @property
-    def state(self):
+    def state(self) -> _typing.Tuple[float, _npt.NDArray[_numpy.float64], _npt.NDArray[_numpy.float64]]:
         """(t, q, u) now (copies)."""
         return self._sim.t, self._sim.q, self._sim.u
 
     @property
-    def method(self):
+    def method(self) -> str:
+        """The method that runs the simulation."""
         return self._sim.method
 
-    def result(self):
+    def result(self) -> Result:
         """The rows so far as a Result (the start, every output_dt within the steps, each step's end)."""
         columns, data, stats = self._sim.rows()
         return Result(columns, data, self.method, stats, [], self.initial)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<loopdyn.Simulation: {self.method}, t = {self.t:.9g}>"
 
 
-def _options_doc(kind):
+def _options_doc(kind: str) -> str:
     """One line per option of the tables: keyword=default (unit): help."""
     lines = []
     for o in options(kind):
@@ -278,11 +311,11 @@ def _options_doc(kind):
     return "\n".join(lines) + "\n"
 
 
-simulate.__doc__ += _options_doc("run")
-method.__doc__ += "\n" + _options_doc("method")
+simulate.__doc__ = (simulate.__doc__ or "") + _options_doc("run")
+method.__doc__ = (method.__doc__ or "") + "\n" + _options_doc("method")
 
 
-def view(model, run, out, plot=()):
+def view(model: _Path, run: _typing.Union[Result, _Path], out: _Path, plot: _typing.Sequence[str] = ()) -> _Path:
     """Writes the viewer's page of `run` to `out` (docs/viewer.md): one self-contained HTML file that
     animates the run in a browser. `model` is the model file that was run (its visuals are drawn),
     `run` a Result of simulate() or the path of a CSV written by `loopdyn simulate`, `plot` more

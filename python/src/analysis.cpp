@@ -104,32 +104,32 @@ void bind_analysis(py::module_& m) {
                          "(loopdyn::Analysis, docs/python.md).")
       .def(py::init<std::shared_ptr<const Model>>(), py::arg("model"))
       .def("__repr__", [](const PyAnalysis& a) { return "<loopdyn.Analysis of '" + a.model().name + "'>"; })
-      .def("body_pose", [](PyAnalysis& a, const py::handle& q, const std::string& body) {
+      .def("body_pose", [](PyAnalysis& a, const ArrayLike& q, const std::string& body) {
         return homogeneous(a.get().body_pose(a.q(q), body));
       }, py::arg("q"), py::arg("body"), "the body frame's pose in the world, a 4x4 homogeneous matrix")
-      .def("marker_position", [](PyAnalysis& a, const py::handle& q, const std::string& marker) {
+      .def("marker_position", [](PyAnalysis& a, const ArrayLike& q, const std::string& marker) {
         return to_numpy(a.get().marker_position(a.q(q), marker));
       }, py::arg("q"), py::arg("marker"), "the marker's world position (3,)")
-      .def("marker_velocity", [](PyAnalysis& a, const py::handle& q, const py::handle& u, const std::string& marker) {
+      .def("marker_velocity", [](PyAnalysis& a, const ArrayLike& q, const ArrayLike& u, const std::string& marker) {
         return to_numpy(a.get().marker_velocity(a.q(q), a.v(u, "u"), marker));
       }, py::arg("q"), py::arg("u"), py::arg("marker"), "the marker's world velocity (3,)")
-      .def("frame_jacobian", [](PyAnalysis& a, const py::handle& q, const std::string& body, const py::object& frame,
+      .def("frame_jacobian", [](PyAnalysis& a, const ArrayLike& q, const std::string& body, const py::object& frame,
                                 const std::string& axes) {
         return matrix(a.get().frame_jacobian(a.q(q), body, transform_arg(frame), axes_arg(axes)));
       }, py::arg("q"), py::arg("body"), py::arg("frame") = py::none(), py::arg("axes") = "local",
          "(6, nv): [omega; v of the frame's origin] = J u, in the frame's axes ('local') or the world's ('world'); "
          "frame: a 4x4 pose in the body frame, None for the body frame")
-      .def("marker_jacobian", [](PyAnalysis& a, const py::handle& q, const std::string& marker) {
+      .def("marker_jacobian", [](PyAnalysis& a, const ArrayLike& q, const std::string& marker) {
         return matrix(a.get().marker_jacobian(a.q(q), marker));
       }, py::arg("q"), py::arg("marker"), "(3, nv): the marker's world velocity = J u")
-      .def("mass_matrix", [](PyAnalysis& a, const py::handle& q) { return matrix(a.get().mass_matrix(a.q(q))); },
+      .def("mass_matrix", [](PyAnalysis& a, const ArrayLike& q) { return matrix(a.get().mass_matrix(a.q(q))); },
            py::arg("q"), "M(q) (nv, nv), the joint-space inertia matrix (CRBA)")
-      .def("loop_jacobian", [](PyAnalysis& a, const py::handle& q) { return matrix(a.get().loop_jacobian(a.q(q))); },
+      .def("loop_jacobian", [](PyAnalysis& a, const ArrayLike& q) { return matrix(a.get().loop_jacobian(a.q(q))); },
            py::arg("q"), "G (m, nv) of the kept loop rows")
-      .def("loop_null_space", [](PyAnalysis& a, const py::handle& q) { return matrix(a.get().loop_null_space(a.q(q))); },
+      .def("loop_null_space", [](PyAnalysis& a, const ArrayLike& q) { return matrix(a.get().loop_null_space(a.q(q))); },
            py::arg("q"), "an orthonormal basis (nv, dof) of the speeds the loops allow")
-      .def("complete_motion", [](PyAnalysis& a, double t, const std::vector<std::string>& joints, const py::handle& q,
-                                 const py::handle& u, const py::handle& udot, const py::object& q_guess) {
+      .def("complete_motion", [](PyAnalysis& a, double t, const std::vector<std::string>& joints, const ArrayLike& q,
+                                 const ArrayLike& u, const ArrayLike& udot, const OptionalArrayLike& q_guess) {
         check_finite(t, "t");
         const Model& mo = a.model();
         Eigen::Index nq = 0, nv = 0;
@@ -146,8 +146,8 @@ void bind_analysis(py::module_& m) {
       }, py::arg("t"), py::arg("joints"), py::arg("q"), py::arg("u"), py::arg("udot"), py::arg("q_guess") = py::none(),
          "(q, u, udot) of the whole mechanism from those of `joints` (independent, fixing every degree of freedom); "
          "the others from q_guess (default: the model's q0) by assembly")
-      .def("inverse_dynamics", [](PyAnalysis& a, double t, const py::handle& q, const py::handle& u,
-                                  const py::handle& udot, const std::vector<std::string>& actuated) {
+      .def("inverse_dynamics", [](PyAnalysis& a, double t, const ArrayLike& q, const ArrayLike& u,
+                                  const ArrayLike& udot, const std::vector<std::string>& actuated) {
         check_finite(t, "t");
         return a.get().inverse_dynamics(t, a.q(q), a.v(u, "u"), a.v(udot, "udot"), actuated);
       }, py::arg("t"), py::arg("q"), py::arg("u"), py::arg("udot"), py::arg("actuated"),

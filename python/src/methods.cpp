@@ -110,9 +110,10 @@ class Method {
         udot_(model_->nv) {}
 
   std::string name() const { return std::string(formulation_->name()); }
+  std::string repr() const { return "<loopdyn.Method " + name() + " of '" + model_->name + "'>"; }
 
   // u̇ at (t, q, u) into `out` (a new array when None).
-  py::array_t<double> accelerations(double t, const py::handle& q, const py::handle& u, const py::object& out) {
+  py::array_t<double> accelerations(double t, const ArrayLike& q, const ArrayLike& u, const py::object& out) {
     read_state(t, q, u);
     py::array_t<double, py::array::c_style> result =
         out.is_none() ? py::array_t<double, py::array::c_style>(model_->nv) : writable_output(out);
@@ -125,7 +126,7 @@ class Method {
 
   // {joint: [fx, fy, fz, tx, ty, tz]} for every tree joint, then every loop joint, in its child
   // joint frame (reactions.hpp), from the accelerations and multipliers at (t, q, u).
-  py::dict reactions(double t, const py::handle& q, const py::handle& u) {
+  py::dict reactions(double t, const ArrayLike& q, const ArrayLike& u) {
     read_state(t, q, u);
     formulation_->accelerations(t, q_, u_, udot_);
     if (!reactions_) reactions_.emplace(*model_, formulation_->constraints());
@@ -279,7 +280,7 @@ class PythonForces {
 // (columns, data, stats, events, method, handovers, stop kind, stop message, the exception `forces`
 // raised or None): the Python side raises the stop's typed exception with the rows computed before
 // it. `forces`: a function f(t, q, u) -> generalized forces added to the model's (PythonForces).
-py::tuple simulate(std::shared_ptr<const Model> model, const py::handle& q, const py::handle& u, const py::object& forces,
+py::tuple simulate(std::shared_ptr<const Model> model, const ArrayLike& q, const ArrayLike& u, const py::object& forces,
                    const py::kwargs& options) {
   RunSettings rs = settings_from(all_run_options(), options, "simulate()");
   // forces: the model with one more force callback (a copy: the Model is immutable and shared).
@@ -322,7 +323,7 @@ py::tuple simulate(std::shared_ptr<const Model> model, const py::handle& q, cons
 // settings as simulate()'s keywords. The Python class adds the start state and the Result.
 class PySimulation {
  public:
-  PySimulation(std::shared_ptr<const Model> model, const py::handle& q, const py::handle& u, const py::kwargs& options)
+  PySimulation(std::shared_ptr<const Model> model, const ArrayLike& q, const ArrayLike& u, const py::kwargs& options)
       : model_(std::move(model)), tau_(VecX::Zero(model_->nv)) {
     const RunSettings rs = settings_from(all_run_options(), options, "Simulation()");
     VecX q0(model_->nq), u0(model_->nv);
@@ -331,7 +332,7 @@ class PySimulation {
     simulation_ = std::make_unique<Simulation>(*model_, rs, q0, u0);
   }
 
-  void step(double dt, const py::object& tau) {
+  void step(double dt, const OptionalArrayLike& tau) {
     if (tau.is_none()) tau_.setZero();
     else read_vector(tau, "tau", "nv", tau_);
     simulation_->step(dt, tau_);
@@ -357,7 +358,7 @@ class PySimulation {
 
 void bind_methods(py::module_& m) {
   py::class_<PySimulation>(m, "_Simulation", "loopdyn.Simulation's C++ side.")
-      .def(py::init<std::shared_ptr<const Model>, const py::handle&, const py::handle&, const py::kwargs&>(),
+      .def(py::init<std::shared_ptr<const Model>, const ArrayLike&, const ArrayLike&, const py::kwargs&>(),
            py::arg("model"), py::arg("q0"), py::arg("u0"))
       .def("step", &PySimulation::step, py::arg("dt"), py::arg("tau") = py::none())
       .def_property_readonly("t", &PySimulation::time)
@@ -368,11 +369,16 @@ void bind_methods(py::module_& m) {
   py::class_<Method>(m, "Method", "A formulation of loopdyn (docs/methods.md) for one model.")
       .def(py::init<std::shared_ptr<const Model>, const std::string&, const py::kwargs&>(), py::arg("model"),
            py::arg("name"))
-      .def_property_readonly("name", &Method::name)
+      .def_property_readonly("name", &Method::name, "the method's name, as in loopdyn.method_names()")
       .def("accelerations", &Method::accelerations, py::arg("t"), py::arg("q"), py::arg("u"), py::arg("out") = py::none(),
            "u̇ (nv) at (t, q, u), into `out` when given")
       .def_property_readonly("multipliers", &Method::multipliers, "loop multipliers of the last call (a copy)")
-      .def("reactions", &Method::reactions, py::arg("t"), py::arg("q"), py::arg("u"));
+      .def("reactions", &Method::reactions, py::arg("t"), py::arg("q"), py::arg("u"),
+           "Every joint's reaction at (t, q, u): a dict from joint name (tree and loop-closing joints) to the 6 numbers "
+           "fx, fy, fz, tx, ty, tz of the CSV's reaction.<joint> columns: force and moment of the parent side on the "
+           "child, in the child joint frame (N, N m; docs/methods.md, \"Reaction forces\"). Needs a method with "
+           "multipliers.")
+      .def("__repr__", &Method::repr);
   m.def("_simulate", &simulate, py::arg("model"), py::arg("q0"), py::arg("u0"), py::arg("forces"));
   m.def(
       "options",

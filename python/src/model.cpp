@@ -64,19 +64,25 @@ py::dict choice_entry(const MethodChoice& c) {
 // `loopdyn info --json`'s description, the same function's, as Python objects.
 py::object info(const Model& model) { return py::module_::import("json").attr("loads")(describe(model).dump()); }
 
-py::dict assembly_dict(const AssemblyResult& r) {
+// independent_speeds by name, as the CLI prints them (`<joint>`, `<joint>.<i>` for a joint of
+// several speeds), and by index into u.
+py::dict assembly_dict(const Model& model, const AssemblyResult& r) {
   py::dict d;
   d["q"] = to_numpy(r.q);
   d["u"] = to_numpy(r.u);
   d["iterations"] = r.iterations;
   d["position_residual"] = r.position_residual;
   d["velocity_residual"] = r.velocity_residual;
-  d["independent_speeds"] = r.independent_speeds;
+  const std::vector<std::string> names = model.coordinate_names();
+  std::vector<std::string> speeds;
+  for (int k : r.independent_speeds) speeds.push_back(names[static_cast<std::size_t>(model.nq + k)].substr(2));
+  d["independent_speeds"] = speeds;
+  d["independent_speed_indices"] = r.independent_speeds;
   return d;
 }
 
 // loopdyn::assemble from (q, u), the model's initial state by default.
-py::dict assemble_state(const Model& model, const py::object& q, const py::object& u, double tolerance,
+py::dict assemble_state(const Model& model, const OptionalArrayLike& q, const OptionalArrayLike& u, double tolerance,
                         int max_iterations) {
   VecX q0 = model.q0, u0 = model.u0;
   if (!q.is_none()) read_vector(q, "q", "nq", q0);
@@ -84,16 +90,16 @@ py::dict assemble_state(const Model& model, const py::object& q, const py::objec
   AssemblySettings settings;
   settings.tolerance = tolerance;
   settings.max_iterations = max_iterations;
-  return assembly_dict(assemble(model, model.loops().constraints, q0, u0, settings));
+  return assembly_dict(model, assemble(model, model.loops().constraints, q0, u0, settings));
 }
 
 // loopdyn::start_state: (q, u, the assembly as assemble() returns it, or None).
-py::tuple start(const Model& model, const py::object& q, const py::object& u, bool assemble) {
+py::tuple start(const Model& model, const OptionalArrayLike& q, const OptionalArrayLike& u, bool assemble) {
   VecX q0 = model.q0, u0 = model.u0;
   if (!q.is_none()) read_vector(q, "q0", "nq", q0);  // simulate()'s keywords
   if (!u.is_none()) read_vector(u, "u0", "nv", u0);
   const StartState s = start_state(model, q0, u0, assemble);
-  return py::make_tuple(to_numpy(s.q), to_numpy(s.u), s.assembly ? assembly_dict(*s.assembly) : py::object(py::none()));
+  return py::make_tuple(to_numpy(s.q), to_numpy(s.u), s.assembly ? assembly_dict(model, *s.assembly) : py::object(py::none()));
 }
 
 // A model file through load_mechanism; its import notes (io/mjcf.hpp) as Python warnings, the
@@ -126,15 +132,16 @@ void bind_model(py::module_& m) {
                   "is a UserWarning per note.")
       .def_static("parse", [](const std::string& text, const std::string& source) { return build(parse_mechanism(text, source)); },
                   py::arg("text"), py::arg("source") = "<text>", "Parses model-file text; `source` names it in messages.")
-      .def_readonly("name", &Model::name)
-      .def_readonly("nq", &Model::nq)
-      .def_readonly("nv", &Model::nv)
-      .def_readonly("nbodies", &Model::nbodies)
-      .def_property_readonly("q0", [](const Model& mo) { return to_numpy(mo.q0); })
-      .def_property_readonly("u0", [](const Model& mo) { return to_numpy(mo.u0); })
-      .def_property_readonly("has_loops", &Model::has_loops)
-      .def_readonly("body_names", &Model::body_name)
-      .def_property_readonly("coordinate_names", &Model::coordinate_names)
+      .def_readonly("name", &Model::name, "the mechanism's name")
+      .def_readonly("nq", &Model::nq, "number of joint coordinates (q)")
+      .def_readonly("nv", &Model::nv, "number of joint speeds (u)")
+      .def_readonly("nbodies", &Model::nbodies, "number of bodies, ground not counted")
+      .def_property_readonly("q0", [](const Model& mo) { return to_numpy(mo.q0); }, "the initial q of the model file (a copy)")
+      .def_property_readonly("u0", [](const Model& mo) { return to_numpy(mo.u0); }, "the initial u of the model file (a copy)")
+      .def_property_readonly("has_loops", &Model::has_loops, "whether loop-closing joints or couplings close loops")
+      .def_readonly("body_names", &Model::body_name, "the bodies' names, in the order of their joints")
+      .def_property_readonly("coordinate_names", &Model::coordinate_names,
+                             "q.<joint>[.i] then u.<joint>[.i]: the CSV's column names of q and u")
       .def("info", &info, "bodies, joints, loops, nq, nv, DOF, aggregated bodies, default method and why (a dict)")
       .def("assemble", &assemble_state, py::arg("q") = py::none(), py::arg("u") = py::none(),
            py::arg("tolerance") = AssemblySettings{}.tolerance, py::arg("max_iterations") = AssemblySettings{}.max_iterations,
@@ -143,7 +150,7 @@ void bind_model(py::module_& m) {
            "(q, u, assembly or None) a run starts from, as `loopdyn simulate` makes it (run/start_state.hpp).")
       .def(
           "check_consistent",
-          [](const Model& mo, const py::handle& q, const py::handle& u, double tolerance) {
+          [](const Model& mo, const ArrayLike& q, const ArrayLike& u, double tolerance) {
             VecX q0 = mo.q0, u0 = mo.u0;
             read_vector(q, "q", "nq", q0);
             read_vector(u, "u", "nv", u0);
@@ -153,7 +160,7 @@ void bind_model(py::module_& m) {
           "Raises when (q, u) does not satisfy the loops within `tolerance` (a start as given).")
       .def(
           "default_method",
-          [](const Model& mo, const py::object& q, const std::string& integrator) {
+          [](const Model& mo, const OptionalArrayLike& q, const std::string& integrator) {
             VecX q0 = mo.q0;
             if (!q.is_none()) read_vector(q, "q", "nq", q0);
             return choice_entry(default_method(mo, q0, integrator_kind(integrator)));
@@ -178,24 +185,29 @@ void bind_model(py::module_& m) {
   m.def("ladder", [](int cells, const std::string& layout) {
     require_positive(cells, "cells");
     return at_state(ladder_mechanism(cells, ladder_layout(layout)), [&](const Model& mo) { return ladder_state(mo, cells); });
-  }, py::arg("cells"), py::arg("layout") = "serial");
+  }, py::arg("cells"), py::arg("layout") = "serial",
+     "The planar ladder of `cells` cells at its benchmark state (`loopdyn generate ladder`); layout: serial, comb.");
   m.def("spatial_ladder", [](int cells, const std::string& masses) {
     require_positive(cells, "cells");
     return at_state(spatial_ladder_mechanism(cells, ladder_masses(masses)),
                     [&](const Model& mo) { return spatial_ladder_state(mo, cells); });
-  }, py::arg("cells"), py::arg("masses") = "uniform");
+  }, py::arg("cells"), py::arg("masses") = "uniform",
+     "The spatial ladder of paper 000 §4.3 (2 x cells + 1 bodies on Hooke joints, 2 DOF) at its benchmark state "
+     "(`loopdyn generate spatial-ladder`).");
   m.def("chain", [](int bodies) {
     require_positive(bodies, "bodies");
     return at_state(chain_mechanism(bodies), [&](const Model&) { return chain_state(bodies); });
-  }, py::arg("bodies"));
-  m.def("nfourbar", [](int n) { require_positive(n, "n"); return build(nfourbar_mechanism(n)); }, py::arg("n"));
+  }, py::arg("bodies"), "The revolute chain of `bodies` bodies at its benchmark state (`loopdyn generate chain`).");
+  m.def("nfourbar", [](int n) { require_positive(n, "n"); return build(nfourbar_mechanism(n)); }, py::arg("n"),
+        "IFToMM A02: n four-bars in a row, one loop each (`loopdyn generate nfourbar`).");
   m.def("square_chain", [](int squares) { require_positive(squares, "squares"); return build(square_chain_mechanism(squares)); },
-        py::arg("squares"));
+        py::arg("squares"), "Paper 003's chain of `squares` squares of unit bars (`loopdyn generate square-chain`).");
   m.def("square_net", [](int rows, int cols, double tilt) {
     require_positive(rows, "rows");
     require_positive(cols, "cols");
     return build(square_net_mechanism(rows, cols, tilt));
-  }, py::arg("rows"), py::arg("cols"), py::arg("tilt") = 0.5);
+  }, py::arg("rows"), py::arg("cols"), py::arg("tilt") = 0.5,
+     "Paper 003's net of rows x cols squares of unit bars, tilted by `tilt` rad (`loopdyn generate square-net`).");
 }
 
 }  // namespace loopdyn::python

@@ -65,6 +65,14 @@ PYBIND11_MODULE(_loopdyn, m) {
       &py::register_exception<SingularConfigurationError>(m, "SingularConfigurationError", PyExc_RuntimeError);
   integration_error = &py::register_exception<IntegrationError>(m, "IntegrationError", PyExc_RuntimeError);
   watch_error = &py::register_exception<RunWatchError>(m, "RunWatchError", PyExc_RuntimeError);
+  model_error->attr("__doc__") = "A model that cannot be built or read (a ValueError): the message names the file and "
+                                 "line, or the script's line, and the problem.";
+  singular_error->attr("__doc__") = "A run stopped at or near a singular configuration of the loops (a change point); "
+                                    "`result` holds the rows before it. method='dca' crosses them.";
+  integration_error->attr("__doc__") = "A run whose integrator failed (a step size collapsed, a value not finite); "
+                                       "`result` holds the rows before it.";
+  watch_error->attr("__doc__") = "A run the run watch stopped (a loop's closure or the energy balance left its "
+                                 "bounds: the motion was lost); `result` holds the rows before it.";
   py::register_exception_translator(&translate);
   python::bind_model(m);
   python::bind_methods(m);
