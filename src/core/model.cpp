@@ -165,7 +165,18 @@ void initial_state(const JointSpec& spec, const Joint& joint, double* q, double*
 // Spanning tree: breadth-first from ground along joints in their declared direction (parent to
 // child), skipping joints pinned as cut. Returns, per mechanism body, the index of its tree joint
 // (-1 if unreached). Breadth-first keeps paths from ground short.
-std::vector<int> spanning_tree(const Mechanism& mech, const std::vector<int>& parent_of,
+// The non-cut joints leaving each body, at [body + 1] (the ground's at [0]), in file order: the
+// walks below visit each joint once (O(n), not O(n²) for a 60,000-body file).
+std::vector<std::vector<int>> joints_leaving(const Mechanism& mech, const std::vector<int>& parent_of,
+                                            const std::vector<int>& child_of) {
+  std::vector<std::vector<int>> leaving(mech.bodies.size() + 1);
+  for (int j = 0; j < static_cast<int>(mech.joints.size()); ++j)
+    if (!mech.joints[j].cut && child_of[j] >= 0 && parent_of[j] >= -1)
+      leaving[static_cast<std::size_t>(parent_of[j] + 1)].push_back(j);
+  return leaving;
+}
+
+std::vector<int> spanning_tree(const Mechanism& mech, const std::vector<std::vector<int>>& leaving,
                                const std::vector<int>& child_of) {
   const int nb = static_cast<int>(mech.bodies.size());
   std::vector<int> tree_joint(nb, -1);
@@ -173,9 +184,9 @@ std::vector<int> spanning_tree(const Mechanism& mech, const std::vector<int>& pa
   while (!queue.empty()) {
     const int b = queue.front();
     queue.pop_front();
-    for (int j = 0; j < static_cast<int>(mech.joints.size()); ++j) {
+    for (const int j : leaving[static_cast<std::size_t>(b + 1)]) {
       const int c = child_of[j];
-      if (mech.joints[j].cut || parent_of[j] != b || c < 0 || tree_joint[c] >= 0) continue;
+      if (tree_joint[c] >= 0) continue;
       tree_joint[c] = j;
       queue.push_back(c);
     }
@@ -288,7 +299,8 @@ Model detail::build_tree(const Mechanism& mech) {
   }
 
   // Spanning tree and depth-first numbering (children in declaration order).
-  const std::vector<int> tree_joint = spanning_tree(mech, parent_of, child_of);
+  const std::vector<std::vector<int>> leaving = joints_leaving(mech, parent_of, child_of);
+  const std::vector<int> tree_joint = spanning_tree(mech, leaving, child_of);
   for (int b = 0; b < nb; ++b) {
     if (tree_joint[b] >= 0) continue;
     fail(mech.bodies[b].where, "body '" + mech.bodies[b].name +
@@ -301,8 +313,9 @@ Model detail::build_tree(const Mechanism& mech) {
     const int b = stack.back();
     stack.pop_back();
     if (b >= 0) order.push_back(b);
-    for (int j = nj - 1; j >= 0; --j)  // reversed so that the first declared child is visited first
-      if (parent_of[j] == b && child_of[j] >= 0 && tree_joint[child_of[j]] == j) stack.push_back(child_of[j]);
+    const std::vector<int>& out = leaving[static_cast<std::size_t>(b + 1)];
+    for (auto j = out.rbegin(); j != out.rend(); ++j)  // reversed so that the first declared child is visited first
+      if (tree_joint[child_of[*j]] == *j) stack.push_back(child_of[*j]);
   }
   std::vector<int> model_of(nb);
   for (int i = 0; i < nb; ++i) model_of[order[i]] = i;
