@@ -3,14 +3,19 @@
 # revolute chain (`loopdyn generate chain`, file order parents first) at N = 15,000, 30,000 and
 # 60,000 bodies, in a process of its own each: the file's size, the wall time and the peak resident
 # memory (/usr/bin/time). Builds loopdyn (Release, in build-bench/; LOOPDYN_BENCH_BUILD names
-# another build directory) and prints one Markdown table.
+# another build directory), or runs the Release binary LOOPDYN_CLI names, and prints one Markdown
+# table.
 #
-#   bench/run_load.sh [N ...]
+#   bench/run_load.sh [N ...]          LOOPDYN_CLI=build/loopdyn bench/run_load.sh
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/build_bench.sh"
-build_bench loopdyn_cli
-bin=$build/loopdyn
+if [ -n "${LOOPDYN_CLI:-}" ]; then
+  bin=$LOOPDYN_CLI
+else
+  build_bench loopdyn_cli
+  bin=$build/loopdyn
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 sizes=("$@")

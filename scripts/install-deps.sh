@@ -8,7 +8,7 @@
 #                                    python3-mypy (the Python stubs checked by stubtest and mypy)
 set -euo pipefail
 # libjs-three: three.js r111, embedded into the viewer's pages at build time.
-packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
+packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libyaml-dev libcli11-dev nlohmann-json3-dev
           libgtest-dev libbenchmark-dev libtbb-dev python3
           libmetis-dev  # dca's assembly tree (nested dissection)
           libsuitesparse-dev  # SuiteSparseQR: the structural rank check of large loop systems

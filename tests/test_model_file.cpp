@@ -463,6 +463,38 @@ TEST(ModelFileErrors, MalformedYaml) {
   expect_parts(parse_error("name: x\ngravity: [0, 0, 0]\n  bad: 1\n"), {"t.yaml:3:", "malformed YAML"});
 }
 
+// The reader (libyaml into a compact tree, src/io/yaml_tree.cpp) takes what yaml-cpp took: anchors
+// and aliases, quoted names, flow and block style, YAML's spellings of flags and numbers, and
+// only the first document of a stream.
+TEST(ModelFileReader, AnchorsQuotedNamesFlagsAndNumbers) {
+  const loopdyn::Mechanism m = loopdyn::parse_mechanism(R"yaml(name: "x"
+bodies:
+  - {name: 'a', mass: +1.5e0, com: &offset [0, 0, .5], inertia: &rod [0.1, 0.1, 0.01]}
+  - name: b
+    mass: 2
+    com: *offset
+    inertia: *rod
+joints:
+  - {name: j1, type: revolute, parent: ground, child: a, independent: Yes}
+  - {name: j2, type: revolute, parent: a, child: b, independent: off, q: [-.25]}
+---
+name: ignored
+)yaml", "t.yaml");
+  EXPECT_EQ(m.name, "x");
+  ASSERT_EQ(m.bodies.size(), 2u);
+  EXPECT_EQ(m.bodies[0].name, "a");
+  EXPECT_EQ(m.bodies[0].mass, 1.5);
+  EXPECT_EQ(m.bodies[1].com, loopdyn::Vec3(0, 0, 0.5));
+  EXPECT_EQ(m.bodies[1].inertia(2, 2), 0.01);
+  EXPECT_TRUE(m.joints[0].independent);
+  EXPECT_FALSE(m.joints[1].independent);
+  EXPECT_EQ(m.joints[1].q, std::vector<double>{-0.25});
+  expect_parts(parse_error("name: x\nbodies:\n  - {name: a, mass: *nowhere}\n"), {"t.yaml:3:", "malformed YAML"});
+  expect_parts(parse_error("name: x\nbodies:\n  - {name: a, mass: 0x10}\n"), {"t.yaml:3:", "must be a number, got '0x10'"});
+  expect_parts(parse_error("name: x\nbodies:\n  - {name: a, mass: 1, com: [0, 0, .inf]}\n"),
+               {"t.yaml:3:", "must be a finite number, got '.inf'"});
+}
+
 TEST(ModelFileErrors, EmptyFileOrNotAMapping) {
   expect_parts(parse_error(""), {"t.yaml:1:", "empty"});
   expect_parts(parse_error("- a\n- b\n"), {"t.yaml:1:", "mapping"});

@@ -8,7 +8,7 @@
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/io/urdf.hpp"
 
-#include <yaml-cpp/yaml.h>
+#include <yaml-cpp/yaml.h>  // the writer
 
 #include <algorithm>
 #include <array>
@@ -28,6 +28,7 @@
 #include "loopdyn/io/mjcf.hpp"
 #include "loopdyn/core/joints.hpp"
 #include "loopdyn/core/model.hpp"
+#include "io/yaml_tree.hpp"  // the reader
 
 namespace loopdyn {
 
@@ -97,9 +98,9 @@ std::string in_quotes(std::string_view s) {
 std::string count_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " number" : " numbers"); }
 
 /// Reads the scalar value of `key` in a mapping without any checks; empty when unavailable.
-std::optional<std::string> peek_scalar(const YAML::Node& map, std::string_view key) {
+std::optional<std::string> peek_scalar(const yaml::Node& map, std::string_view key) {
   if (!map.IsMap()) return std::nullopt;
-  const YAML::Node value = map[std::string(key)];
+  const yaml::Node value = map[key];
   if (!value.IsDefined() || !value.IsScalar()) return std::nullopt;
   return value.Scalar();
 }
@@ -120,37 +121,37 @@ class Parser {
 
   Mechanism parse(const std::string& text) const;
 
-  std::string where(const YAML::Node& node) const { return where(node.Mark()); }
-  std::string where(const YAML::Mark& mark) const { return source_ + ":" + std::to_string(std::max(mark.line, 0) + 1); }
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& problem) const { fail(at.Mark(), problem); }
-  [[noreturn]] void fail(const YAML::Mark& at, const std::string& problem) const {
+  std::string where(const yaml::Node& node) const { return where(node.mark()); }
+  std::string where(const yaml::Mark& mark) const { return source_ + ":" + std::to_string(std::max(mark.line, 0) + 1); }
+  [[noreturn]] void fail(const yaml::Node& at, const std::string& problem) const { fail(at.mark(), problem); }
+  [[noreturn]] void fail(const yaml::Mark& at, const std::string& problem) const {
     throw ModelError(where(at) + ": " + problem);
   }
 
   // Value conversions; `what` names the value in messages ("'mass' of body 'b'").
-  std::string to_text(const YAML::Node& node, const std::string& what) const;
-  double to_number(const YAML::Node& node, const std::string& what) const;
-  std::vector<double> to_numbers(const YAML::Node& node, const std::string& what, bool allow_scalar) const;
-  std::vector<double> to_numbers(const YAML::Node& node, const std::string& what, std::size_t count,
+  std::string to_text(const yaml::Node& node, const std::string& what) const;
+  double to_number(const yaml::Node& node, const std::string& what) const;
+  std::vector<double> to_numbers(const yaml::Node& node, const std::string& what, bool allow_scalar) const;
+  std::vector<double> to_numbers(const yaml::Node& node, const std::string& what, std::size_t count,
                                  std::string_view layout, bool allow_scalar) const;
-  Vec3 to_vec3(const YAML::Node& node, const std::string& what) const;
-  bool to_flag(const YAML::Node& node, const std::string& what) const;
-  Transform to_frame(const YAML::Node& node, const std::string& what) const;
-  Mat3 to_inertia(const YAML::Node& node, const std::string& what) const;
+  Vec3 to_vec3(const yaml::Node& node, const std::string& what) const;
+  bool to_flag(const yaml::Node& node, const std::string& what) const;
+  Transform to_frame(const yaml::Node& node, const std::string& what) const;
+  Mat3 to_inertia(const yaml::Node& node, const std::string& what) const;
 
  private:
   /// Calls `item(node, index)` for every element of the top-level list `key` (absent or empty = none).
   template <class F>
-  void for_each_item(const YAML::Node& root, std::string_view key, F&& item) const;
+  void for_each_item(const yaml::Node& root, std::string_view key, F&& item) const;
 
-  BodySpec body(const YAML::Node& node, int index) const;
-  VisualSpec visual(const YAML::Node& node, const std::string& label) const;
-  JointSpec joint(const YAML::Node& node, int index) const;
-  MarkerSpec marker(const YAML::Node& node, int index) const;
-  ForceSpec force(const YAML::Node& node, int index) const;
-  CouplingSpec coupling(const YAML::Node& node, int index) const;
-  DriveSpec drive(const YAML::Node& node, int index, const std::vector<JointSpec>& joints) const;
-  TimeFunction motion(const MapReader& m, const YAML::Node& node, const JointSpec* joint) const;
+  BodySpec body(const yaml::Node& node, int index) const;
+  VisualSpec visual(const yaml::Node& node, const std::string& label) const;
+  JointSpec joint(const yaml::Node& node, int index) const;
+  MarkerSpec marker(const yaml::Node& node, int index) const;
+  ForceSpec force(const yaml::Node& node, int index) const;
+  CouplingSpec coupling(const yaml::Node& node, int index) const;
+  DriveSpec drive(const yaml::Node& node, int index, const std::vector<JointSpec>& joints) const;
+  TimeFunction motion(const MapReader& m, const yaml::Node& node, const JointSpec* joint) const;
 
   std::string source_;
 };
@@ -159,7 +160,7 @@ class Parser {
 /// hands out its fields by name, naming itself (`label`, e.g. "body 'link1'") in messages.
 class MapReader {
  public:
-  MapReader(const Parser& parser, const YAML::Node& node, std::string label)
+  MapReader(const Parser& parser, const yaml::Node& node, std::string label)
       : parser_(parser), node_(node), label_(std::move(label)) {
     if (!node.IsMap()) parser.fail(node, label_ + " must be a mapping of keys to values");
   }
@@ -170,11 +171,12 @@ class MapReader {
   }
 
   /// Fails on the first key not in `allowed`, given twice, or without a value (unless it is one of
-  /// `may_be_empty`). An empty value is reported here, at its key: yaml-cpp places it at the next token.
+  /// `may_be_empty`). An empty value is reported here, at its key.
   void allow(Keys allowed, Keys may_be_empty = {}) const {
     std::set<std::string> seen;
-    for (const auto& entry : node_) {
-      const YAML::Node& key = entry.first;
+    for (std::size_t n = 0; n < node_.size(); ++n) {
+      const auto entry = node_.entry(n);
+      const yaml::Node& key = entry.first;
       if (!key.IsScalar()) parser_.fail(key, "keys of " + label_ + " must be plain names");
       const std::string& k = key.Scalar();
       if (!contains(allowed, k))
@@ -188,9 +190,9 @@ class MapReader {
   const std::string& label() const { return label_; }
   std::string field(std::string_view key) const { return in_quotes(key) + " of " + label_; }
 
-  YAML::Node optional(std::string_view key) const { return node_[std::string(key)]; }
-  YAML::Node required(std::string_view key) const {
-    YAML::Node value = optional(key);
+  yaml::Node optional(std::string_view key) const { return node_[key]; }
+  yaml::Node required(std::string_view key) const {
+    yaml::Node value = optional(key);
     if (!value.IsDefined()) parser_.fail(node_, label_ + " is missing required key " + in_quotes(key));
     return value;
   }
@@ -198,48 +200,48 @@ class MapReader {
   std::string text(std::string_view key) const { return parser_.to_text(required(key), field(key)); }
   double number(std::string_view key) const { return parser_.to_number(required(key), field(key)); }
   double number(std::string_view key, double fallback) const {
-    const YAML::Node v = optional(key);
+    const yaml::Node v = optional(key);
     return v.IsDefined() ? parser_.to_number(v, field(key)) : fallback;
   }
   Vec3 vec3(std::string_view key) const { return parser_.to_vec3(required(key), field(key)); }
   Vec3 vec3(std::string_view key, const Vec3& fallback) const {
-    const YAML::Node v = optional(key);
+    const yaml::Node v = optional(key);
     return v.IsDefined() ? parser_.to_vec3(v, field(key)) : fallback;
   }
   bool flag(std::string_view key, bool fallback) const {
-    const YAML::Node v = optional(key);
+    const yaml::Node v = optional(key);
     return v.IsDefined() ? parser_.to_flag(v, field(key)) : fallback;
   }
   Transform frame(std::string_view key) const {
-    const YAML::Node v = optional(key);
+    const yaml::Node v = optional(key);
     return v.IsDefined() ? parser_.to_frame(v, field(key)) : Transform{};
   }
 
  private:
   const Parser& parser_;
-  YAML::Node node_;
+  yaml::Node node_;
   std::string label_;
 };
 
 // ---------------------------------------------------------------------------------------------
 // Value conversions
 
-std::string Parser::to_text(const YAML::Node& node, const std::string& what) const {
+std::string Parser::to_text(const yaml::Node& node, const std::string& what) const {
   if (!node.IsScalar()) fail(node, what + " must be a plain text value");
   return node.Scalar();
 }
 
-double Parser::to_number(const YAML::Node& node, const std::string& what) const {
+double Parser::to_number(const yaml::Node& node, const std::string& what) const {
   if (node.IsNull()) fail(node, what + " must be a number, got an empty value");
   if (!node.IsScalar()) fail(node, what + " must be a number, got a " + (node.IsSequence() ? "list" : "mapping"));
   double value = 0.0;
-  if (!YAML::convert<double>::decode(node, value))
+  if (!yaml::decode_number(node.Scalar(), value))
     fail(node, what + " must be a number, got " + in_quotes(node.Scalar()));
   if (!std::isfinite(value)) fail(node, what + " must be a finite number, got " + in_quotes(node.Scalar()));
   return value;
 }
 
-std::vector<double> Parser::to_numbers(const YAML::Node& node, const std::string& what, bool allow_scalar) const {
+std::vector<double> Parser::to_numbers(const yaml::Node& node, const std::string& what, bool allow_scalar) const {
   if (allow_scalar && node.IsScalar()) return {to_number(node, what)};
   if (!node.IsSequence()) fail(node, what + " must be a list of numbers ([a, b, ...])");
   std::vector<double> values;
@@ -248,7 +250,7 @@ std::vector<double> Parser::to_numbers(const YAML::Node& node, const std::string
   return values;
 }
 
-std::vector<double> Parser::to_numbers(const YAML::Node& node, const std::string& what, std::size_t count,
+std::vector<double> Parser::to_numbers(const yaml::Node& node, const std::string& what, std::size_t count,
                                        std::string_view layout, bool allow_scalar) const {
   if (node.IsScalar() && !allow_scalar)
     fail(node, what + " must be a list of " + count_text(count) + " " + std::string(layout) + ", got a single value");
@@ -259,25 +261,25 @@ std::vector<double> Parser::to_numbers(const YAML::Node& node, const std::string
   return values;
 }
 
-Vec3 Parser::to_vec3(const YAML::Node& node, const std::string& what) const {
+Vec3 Parser::to_vec3(const yaml::Node& node, const std::string& what) const {
   const std::vector<double> v = to_numbers(node, what, 3, "[x, y, z]", false);
   return Vec3(v[0], v[1], v[2]);
 }
 
-bool Parser::to_flag(const YAML::Node& node, const std::string& what) const {
+bool Parser::to_flag(const yaml::Node& node, const std::string& what) const {
   bool value = false;
-  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) fail(node, what + " must be true or false");
+  if (!node.IsScalar() || !yaml::decode_flag(node.Scalar(), value)) fail(node, what + " must be true or false");
   return value;
 }
 
-Transform Parser::to_frame(const YAML::Node& node, const std::string& what) const {
+Transform Parser::to_frame(const yaml::Node& node, const std::string& what) const {
   const MapReader m(*this, node, what);
   m.allow({"xyz", "rpy"});
   return {rpy_rotation(m.vec3("rpy", Vec3::Zero())), m.vec3("xyz", Vec3::Zero())};
 }
 
 // [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]: plain tensor components (I(0,1) = Ixy).
-Mat3 Parser::to_inertia(const YAML::Node& node, const std::string& what) const {
+Mat3 Parser::to_inertia(const yaml::Node& node, const std::string& what) const {
   const std::vector<double> v = to_numbers(node, what, false);
   if (v.size() != 3 && v.size() != 6)
     fail(node, what + " must have 3 numbers [Ixx, Iyy, Izz] or 6 numbers [Ixx, Iyy, Izz, Ixy, Ixz, Iyz], got " +
@@ -291,7 +293,7 @@ Mat3 Parser::to_inertia(const YAML::Node& node, const std::string& what) const {
 // ---------------------------------------------------------------------------------------------
 // Items
 
-BodySpec Parser::body(const YAML::Node& node, int index) const {
+BodySpec Parser::body(const yaml::Node& node, int index) const {
   MapReader m(*this, node, "body #" + std::to_string(index + 1));
   m.name_by("body");
   m.allow({"name", "mass", "com", "inertia", "visuals"}, {"visuals"});
@@ -300,7 +302,7 @@ BodySpec Parser::body(const YAML::Node& node, int index) const {
   b.mass = m.number("mass");
   b.com = m.vec3("com", Vec3::Zero());
   b.inertia = to_inertia(m.required("inertia"), m.field("inertia"));
-  if (const YAML::Node v = m.optional("visuals"); v.IsDefined() && !v.IsNull()) {
+  if (const yaml::Node v = m.optional("visuals"); v.IsDefined() && !v.IsNull()) {
     if (!v.IsSequence()) fail(v, m.field("visuals") + " must be a list of shapes");
     for (std::size_t k = 0; k < v.size(); ++k)
       b.visuals.push_back(visual(v[k], "visual #" + std::to_string(k + 1) + " of " + m.label()));
@@ -310,9 +312,9 @@ BodySpec Parser::body(const YAML::Node& node, int index) const {
 }
 
 // One shape: `shape` names it and decides which of size, radius, length, file, scale apply.
-VisualSpec Parser::visual(const YAML::Node& node, const std::string& label) const {
+VisualSpec Parser::visual(const yaml::Node& node, const std::string& label) const {
   const MapReader m(*this, node, label);
-  const YAML::Node shape_node = m.required("shape");
+  const yaml::Node shape_node = m.required("shape");
   const std::string shape_name = to_text(shape_node, m.field("shape"));
   const auto shape = parse_visual_shape(shape_name);
   if (!shape)
@@ -348,7 +350,7 @@ VisualSpec Parser::visual(const YAML::Node& node, const std::string& label) cons
       break;
   }
   v.origin = m.frame("origin");
-  if (const YAML::Node c = m.optional("rgba"); c.IsDefined()) {
+  if (const yaml::Node c = m.optional("rgba"); c.IsDefined()) {
     const std::vector<double> rgba = to_numbers(c, m.field("rgba"), 4, "[red, green, blue, alpha]", false);
     for (std::size_t k = 0; k < 4; ++k) {
       if (rgba[k] < 0.0 || rgba[k] > 1.0) fail(c, m.field("rgba") + " must have values in [0, 1]");
@@ -358,14 +360,14 @@ VisualSpec Parser::visual(const YAML::Node& node, const std::string& label) cons
   return v;
 }
 
-JointSpec Parser::joint(const YAML::Node& node, int index) const {
+JointSpec Parser::joint(const yaml::Node& node, int index) const {
   MapReader m(*this, node, "joint #" + std::to_string(index + 1));
   m.name_by("joint");
   m.allow({"name", "type", "parent", "child", "parent_frame", "child_frame", "axis", "axis2", "q", "u", "cut", "independent",
            "effort"});
   JointSpec j;
   j.name = m.text("name");
-  const YAML::Node type_node = m.required("type");
+  const yaml::Node type_node = m.required("type");
   const std::string type_name = to_text(type_node, m.field("type"));
   const auto type = parse_joint_type(type_name);
   if (!type)
@@ -384,16 +386,16 @@ JointSpec Parser::joint(const YAML::Node& node, int index) const {
   };
   for (const AxisKey& a : {AxisKey{"axis", shape.has_axis, "revolute, prismatic, cylindrical and universal joints"},
                            AxisKey{"axis2", shape.has_axis2, "universal joints only"}}) {
-    const YAML::Node v = m.optional(a.key);
+    const yaml::Node v = m.optional(a.key);
     if (v.IsDefined() && !a.applies)
       fail(v, in_quotes(a.key) + " does not apply to " + type_name + " " + m.label() + " (it is for " + a.users + ")");
   }
   j.axis = m.vec3("axis", j.axis);
   j.axis2 = m.vec3("axis2", j.axis2);
   const bool one_q = shape.nq == 1, one_u = shape.nv == 1;
-  if (const YAML::Node q = m.optional("q"); q.IsDefined())
+  if (const yaml::Node q = m.optional("q"); q.IsDefined())
     j.q = to_numbers(q, m.field("q") + " (" + type_name + ")", shape.nq, shape.q_layout, one_q);
-  if (const YAML::Node u = m.optional("u"); u.IsDefined())
+  if (const yaml::Node u = m.optional("u"); u.IsDefined())
     j.u = to_numbers(u, m.field("u") + " (" + type_name + ")", shape.nv, shape.u_layout, one_u);
   j.cut = m.flag("cut", false);
   j.independent = m.flag("independent", false);
@@ -402,7 +404,7 @@ JointSpec Parser::joint(const YAML::Node& node, int index) const {
   return j;
 }
 
-MarkerSpec Parser::marker(const YAML::Node& node, int index) const {
+MarkerSpec Parser::marker(const yaml::Node& node, int index) const {
   MapReader m(*this, node, "marker #" + std::to_string(index + 1));
   m.name_by("marker");
   m.allow({"name", "body", "xyz"});
@@ -414,9 +416,9 @@ MarkerSpec Parser::marker(const YAML::Node& node, int index) const {
   return mk;
 }
 
-ForceSpec Parser::force(const YAML::Node& node, int index) const {
+ForceSpec Parser::force(const yaml::Node& node, int index) const {
   const MapReader probe(*this, node, "force #" + std::to_string(index + 1));
-  const YAML::Node type_node = probe.required("type");
+  const yaml::Node type_node = probe.required("type");
   const std::string type = to_text(type_node, probe.field("type"));
   const std::string& label = probe.label();
   const MapReader m(*this, node, label + " (" + type + ")");
@@ -446,7 +448,7 @@ ForceSpec Parser::force(const YAML::Node& node, int index) const {
   } else if (type == "joint_pd") {
     m.allow({"type", "joint", "stiffness", "damping", "target", "effort"});
     JointPdSpec pd{m.text("joint"), m.number("stiffness"), m.number("damping", 0.0), {}, {}};
-    const YAML::Node target = m.required("target");
+    const yaml::Node target = m.required("target");
     if (target.IsScalar()) {
       pd.target = TimeFunction::constant(to_number(target, m.field("target")));
     } else {
@@ -460,7 +462,7 @@ ForceSpec Parser::force(const YAML::Node& node, int index) const {
     fail(type_node, "unknown force type " + in_quotes(type) + " in " + label +
                         " (expected one of: " + std::string(force_type_list) + ")");
   }
-  if (const YAML::Node p = m.optional("profile"); p.IsDefined()) {
+  if (const yaml::Node p = m.optional("profile"); p.IsDefined()) {
     const MapReader pm(*this, p, m.field("profile"));
     pm.allow({"polynomial", "sine", "table", "expression", "rate", "acceleration"});
     f.profile = motion(pm, p, nullptr);
@@ -472,10 +474,10 @@ ForceSpec Parser::force(const YAML::Node& node, int index) const {
 // A `constraints:` item: a gear `q(joint2) = ratio · q(joint1) + offset`, stored as the coupling
 // ratio · q(joint1) − q(joint2) = −offset, or a linear coupling Σ coefficient · q(joint) = value.
 // Joint names are resolved (and checked to be one-coordinate tree joints) by Model::build.
-CouplingSpec Parser::coupling(const YAML::Node& node, int index) const {
+CouplingSpec Parser::coupling(const yaml::Node& node, int index) const {
   MapReader probe(*this, node, "constraint #" + std::to_string(index + 1));
   probe.name_by("constraint");
-  const YAML::Node type_node = probe.required("type");
+  const yaml::Node type_node = probe.required("type");
   const std::string type = to_text(type_node, probe.field("type"));
   const std::string& label = probe.label();
   const MapReader m(*this, node, label + " (" + type + ")");
@@ -490,7 +492,7 @@ CouplingSpec Parser::coupling(const YAML::Node& node, int index) const {
   } else if (type == "linear") {
     m.allow({"type", "name", "terms", "value"});
     c.name = m.text("name");
-    const YAML::Node terms = m.required("terms");
+    const yaml::Node terms = m.required("terms");
     if (!terms.IsSequence())
       fail(terms, m.field("terms") + " must be a list of {joint, coefficient} items");
     if (terms.size() == 0) fail(terms, m.field("terms") + " is empty (give at least one {joint, coefficient})");
@@ -511,7 +513,7 @@ CouplingSpec Parser::coupling(const YAML::Node& node, int index) const {
 // A `drives:` item: a joint and its motion q(t), given by exactly one of `speed` (q = q0 + speed t,
 // q0 the joint's initial coordinate), `polynomial`, `sine`, `table` or `expression` (with optional
 // `rate` and `acceleration` expressions). Model::build resolves and checks the joint.
-DriveSpec Parser::drive(const YAML::Node& node, int index, const std::vector<JointSpec>& joints) const {
+DriveSpec Parser::drive(const yaml::Node& node, int index, const std::vector<JointSpec>& joints) const {
   MapReader probe(*this, node, "drive #" + std::to_string(index + 1));
   const std::optional<std::string> name = peek_scalar(node, "joint");
   const MapReader m(*this, node, name ? "drive on joint " + in_quotes(*name) : probe.label());
@@ -524,7 +526,7 @@ DriveSpec Parser::drive(const YAML::Node& node, int index, const std::vector<Joi
   return d;
 }
 
-TimeFunction Parser::motion(const MapReader& m, const YAML::Node& node, const JointSpec* joint) const {
+TimeFunction Parser::motion(const MapReader& m, const yaml::Node& node, const JointSpec* joint) const {
   static constexpr std::string_view kinds[] = {"speed", "polynomial", "sine", "table", "expression"};
   std::string kind;
   for (std::string_view k : kinds)
@@ -536,7 +538,7 @@ TimeFunction Parser::motion(const MapReader& m, const YAML::Node& node, const Jo
   if (kind != "expression")
     for (std::string_view k : {"rate", "acceleration"})
       if (m.optional(k).IsDefined()) fail(node, m.field(k) + " goes with `expression` only");
-  const YAML::Node v = m.optional(kind);
+  const yaml::Node v = m.optional(kind);
   try {
     if (kind == "speed") {
       const double q0 = joint && !joint->q.empty() ? joint->q[0] : 0.0;
@@ -570,20 +572,21 @@ TimeFunction Parser::motion(const MapReader& m, const YAML::Node& node, const Jo
 // Document
 
 template <class F>
-void Parser::for_each_item(const YAML::Node& root, std::string_view key, F&& item) const {
-  const YAML::Node list = root[std::string(key)];
+void Parser::for_each_item(const yaml::Node& root, std::string_view key, F&& item) const {
+  const yaml::Node list = root[key];
   if (!list.IsDefined() || list.IsNull()) return;
   if (!list.IsSequence()) fail(list, in_quotes(key) + " must be a list (items starting with '- ')");
   for (std::size_t k = 0; k < list.size(); ++k) item(list[k], static_cast<int>(k));
 }
 
 Mechanism Parser::parse(const std::string& text) const {
-  YAML::Node root;
+  yaml::Tree tree;
   try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {  // ParserException and kin; all carry a mark
-    fail(e.mark, "malformed YAML: " + e.msg);
+    tree = yaml::Tree::parse(text);
+  } catch (const yaml::ParseError& e) {
+    fail(e.mark, std::string("malformed YAML: ") + e.what());
   }
+  const yaml::Node root = tree.root();
   if (!root.IsDefined() || root.IsNull()) throw ModelError(source_ + ":1: model file is empty");
   const MapReader top(*this, root, "the model file");
   top.allow({"name", "gravity", "bodies", "joints", "markers", "forces", "constraints", "drives"},
@@ -592,12 +595,12 @@ Mechanism Parser::parse(const std::string& text) const {
   Mechanism mech;
   if (top.optional("name").IsDefined()) mech.name = top.text("name");
   mech.gravity = top.vec3("gravity", mech.gravity);
-  for_each_item(root, "bodies", [&](const YAML::Node& n, int k) { mech.bodies.push_back(body(n, k)); });
-  for_each_item(root, "joints", [&](const YAML::Node& n, int k) { mech.joints.push_back(joint(n, k)); });
-  for_each_item(root, "markers", [&](const YAML::Node& n, int k) { mech.markers.push_back(marker(n, k)); });
-  for_each_item(root, "forces", [&](const YAML::Node& n, int k) { mech.forces.push_back(force(n, k)); });
-  for_each_item(root, "constraints", [&](const YAML::Node& n, int k) { mech.couplings.push_back(coupling(n, k)); });
-  for_each_item(root, "drives", [&](const YAML::Node& n, int k) { mech.drives.push_back(drive(n, k, mech.joints)); });
+  for_each_item(root, "bodies", [&](const yaml::Node& n, int k) { mech.bodies.push_back(body(n, k)); });
+  for_each_item(root, "joints", [&](const yaml::Node& n, int k) { mech.joints.push_back(joint(n, k)); });
+  for_each_item(root, "markers", [&](const yaml::Node& n, int k) { mech.markers.push_back(marker(n, k)); });
+  for_each_item(root, "forces", [&](const yaml::Node& n, int k) { mech.forces.push_back(force(n, k)); });
+  for_each_item(root, "constraints", [&](const yaml::Node& n, int k) { mech.couplings.push_back(coupling(n, k)); });
+  for_each_item(root, "drives", [&](const yaml::Node& n, int k) { mech.drives.push_back(drive(n, k, mech.joints)); });
   return mech;
 }
 

@@ -1,0 +1,172 @@
+#include "io/yaml_tree.hpp"
+
+#include <yaml.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace loopdyn::yaml {
+
+namespace {
+
+// libyaml's parser and event, released on every path.
+struct Parser {
+  yaml_parser_t parser;
+  Parser() {
+    if (!yaml_parser_initialize(&parser)) throw std::bad_alloc();
+  }
+  ~Parser() { yaml_parser_delete(&parser); }
+};
+struct Event {
+  yaml_event_t event{};
+  ~Event() { yaml_event_delete(&event); }
+};
+
+bool is_null_text(std::string_view s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+std::uint32_t index_of(std::size_t n) {
+  if (n > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("YAML document too large");
+  return static_cast<std::uint32_t>(n);
+}
+
+}  // namespace
+
+Tree Tree::parse(std::string_view text) {
+  Tree tree;
+  Parser p;
+  yaml_parser_set_input_string(&p.parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+  // Containers being read: their ids and the ids of their children so far (appended to
+  // children_ when they close, so that each container's children are contiguous).
+  std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>> open;
+  std::map<std::string, std::uint32_t, std::less<>> anchors;
+  auto add = [&](Kind kind, const yaml_mark_t& at, const yaml_char_t* anchor) {
+    const std::uint32_t id = index_of(tree.items_.size());
+    tree.items_.push_back({kind, index_of(at.line), index_of(at.column), 0, 0});
+    if (!open.empty()) open.back().second.push_back(id);
+    if (anchor) anchors[reinterpret_cast<const char*>(anchor)] = id;
+    return id;
+  };
+  for (bool done = false; !done;) {
+    Event e;
+    if (!yaml_parser_parse(&p.parser, &e.event)) {
+      const yaml_mark_t& at = p.parser.problem_mark;
+      std::string what = p.parser.problem ? p.parser.problem : "malformed YAML";
+      if (p.parser.context) what = std::string(p.parser.context) + ": " + what;
+      throw ParseError({static_cast<int>(at.line), static_cast<int>(at.column)}, what);
+    }
+    const yaml_event_t& ev = e.event;
+    switch (ev.type) {
+      case YAML_SCALAR_EVENT: {
+        const std::string_view value(reinterpret_cast<const char*>(ev.data.scalar.value), ev.data.scalar.length);
+        const bool plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        const std::uint32_t id = add(plain && is_null_text(value) ? Kind::null : Kind::scalar, ev.start_mark,
+                                     ev.data.scalar.anchor);
+        tree.items_[id].begin = index_of(tree.text_.size());
+        tree.items_[id].count = index_of(value.size());
+        tree.text_.append(value);
+        break;
+      }
+      case YAML_SEQUENCE_START_EVENT:
+        open.emplace_back(add(Kind::sequence, ev.start_mark, ev.data.sequence_start.anchor), std::vector<std::uint32_t>{});
+        break;
+      case YAML_MAPPING_START_EVENT:
+        open.emplace_back(add(Kind::map, ev.start_mark, ev.data.mapping_start.anchor), std::vector<std::uint32_t>{});
+        break;
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT: {
+        Item& item = tree.items_[open.back().first];
+        const std::vector<std::uint32_t>& children = open.back().second;
+        item.begin = index_of(tree.children_.size());
+        item.count = index_of(item.kind == Kind::map ? children.size() / 2 : children.size());
+        tree.children_.insert(tree.children_.end(), children.begin(), children.end());
+        open.pop_back();
+        break;
+      }
+      case YAML_ALIAS_EVENT: {
+        const auto it = anchors.find(reinterpret_cast<const char*>(ev.data.alias.anchor));
+        if (it == anchors.end())
+          throw ParseError({static_cast<int>(ev.start_mark.line), static_cast<int>(ev.start_mark.column)},
+                           "unknown anchor '" + std::string(reinterpret_cast<const char*>(ev.data.alias.anchor)) + "'");
+        if (!open.empty()) open.back().second.push_back(it->second);
+        break;
+      }
+      case YAML_DOCUMENT_END_EVENT:  // the first document only
+      case YAML_STREAM_END_EVENT:
+        done = true;
+        break;
+      default:
+        break;
+    }
+  }
+  return tree;
+}
+
+bool Node::IsNull() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::null; }
+bool Node::IsScalar() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::scalar; }
+bool Node::IsSequence() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::sequence; }
+bool Node::IsMap() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::map; }
+
+std::string Node::Scalar() const {
+  if (!IsScalar() && !IsNull()) return {};
+  const Tree::Item& item = tree_->items_[id_];
+  return tree_->text_.substr(item.begin, item.count);
+}
+
+std::size_t Node::size() const { return IsSequence() || IsMap() ? tree_->items_[id_].count : 0; }
+
+Node Node::operator[](std::size_t k) const {
+  if (!IsSequence() || k >= size()) return {};
+  return {tree_, tree_->children_[tree_->items_[id_].begin + k]};
+}
+
+std::pair<Node, Node> Node::entry(std::size_t k) const {
+  if (!IsMap() || k >= size()) return {};
+  const std::uint32_t at = tree_->items_[id_].begin + 2 * static_cast<std::uint32_t>(k);
+  return {Node(tree_, tree_->children_[at]), Node(tree_, tree_->children_[at + 1])};
+}
+
+Node Node::operator[](std::string_view key) const {
+  for (std::size_t k = 0; k < size() && IsMap(); ++k) {
+    const auto [name, value] = entry(k);
+    if (name.IsScalar() || name.IsNull()) {
+      const Tree::Item& item = tree_->items_[name.id_];
+      if (std::string_view(tree_->text_).substr(item.begin, item.count) == key) return value;
+    }
+  }
+  return {};
+}
+
+Mark Node::mark() const {
+  if (!tree_) return {};
+  const Tree::Item& item = tree_->items_[id_];
+  return {static_cast<int>(item.line), static_cast<int>(item.column)};
+}
+
+bool decode_number(std::string_view text, double& value) {
+  for (std::string_view inf : {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})
+    if (text == inf) return value = std::numeric_limits<double>::infinity(), true;
+  for (std::string_view inf : {"-.inf", "-.Inf", "-.INF"})
+    if (text == inf) return value = -std::numeric_limits<double>::infinity(), true;
+  for (std::string_view nan : {".nan", ".NaN", ".NAN"})
+    if (text == nan) return value = std::numeric_limits<double>::quiet_NaN(), true;
+  if (!text.empty() && text[0] == '+') text.remove_prefix(1);
+  if (text.empty() || text[0] == '+') return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+bool decode_flag(std::string_view text, bool& value) {
+  static constexpr std::pair<std::string_view, bool> words[] = {
+      {"true", true}, {"false", false}, {"yes", true}, {"no", false}, {"y", true}, {"n", false}, {"on", true}, {"off", false}};
+  for (const auto& [word, meaning] : words) {
+    std::string capital(word), upper(word);
+    capital[0] = static_cast<char>(capital[0] - 'a' + 'A');
+    for (char& c : upper) c = static_cast<char>(c - 'a' + 'A');
+    if (text == word || text == capital || text == upper) return value = meaning, true;
+  }
+  return false;
+}
+
+}  // namespace loopdyn::yaml
