@@ -501,6 +501,22 @@ TEST(Cli, SummariesCountInWordsAndSayWhatTheirNumbersIgnore) {
       << info.output;
 }
 
+// README's IFToMM A02 line (40 four-bars, 20 s at rtol 1e-10, 20 change points crossed): the run
+// reports on stderr what a user needs, not every re-choice of the partition (nine lines of
+// "dependent block condition number" before; one now).
+TEST(Cli, TheReadmesA02RunReportsWithoutFlooding) {
+  const auto a02 = scratch("a02.yaml");
+  ASSERT_EQ(run("generate nfourbar --n 40 --out " + a02.string()).status, 0);
+  const CliResult r = run("simulate " + a02.string() + " --integrator dopri5 --rtol 1e-10 --t-end 20 --out " +
+                          scratch("a02.csv").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::size_t events = 0;
+  for (std::size_t at = r.output.find("loopdyn: t = "); at != std::string::npos; at = r.output.find("loopdyn: t = ", at + 1))
+    ++events;
+  EXPECT_LE(events, 2u) << r.output;
+  EXPECT_NE(r.output.find("; 20 crossed"), std::string::npos) << r.output;
+}
+
 // A misspelt subcommand or option: CLI11's message, then the name probably meant.
 TEST(Cli, AMisspeltCommandOrOptionGetsADidYouMean) {
   const std::string pendulum = models() + "/double_pendulum.yaml";
