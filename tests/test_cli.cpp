@@ -64,6 +64,11 @@ TEST(Cli, DoublePendulumOfPaper001RunsTenSeconds) {
                     out.string());
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("double_pendulum"), std::string::npos);
+  // Its dampers take energy out: the summary says how much, beside the energy's change.
+  EXPECT_NE(r.output.find(" J by the non-conservative forces (dampers, joint and body forces, drives); energy - work "
+                          "changed by "),
+            std::string::npos)
+      << r.output;
   const auto csv = read_cli_csv(out.string());
   EXPECT_EQ(csv.run.rows.size(), 1001u);  // rows at 0, 0.01, ..., 10
   EXPECT_EQ(csv.ending, "# loopdyn: completed at t = 10 (tree)");
