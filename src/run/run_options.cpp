@@ -58,7 +58,7 @@ const OptionTable<RunSettings>& run_options() {
     integrator.choices = {"rk2", "rk4", "dopri5"};
     integrator.optional = true;
     t.push_back(std::move(integrator));
-    t.push_back(run_real("dt", "s", "fixed step (rk2, rk4); initial step (dopri5)",
+    t.push_back(run_real("dt", "s", "fixed step (rk2, rk4; at most `output_dt`: every output time ends a step); initial step (dopri5)",
                          [](auto& s) -> auto& { return s.simulation.integrator.dt; }));
     t.push_back(run_real("t_end", "s", "final time", [](auto& s) -> auto& { return s.simulation.t_end; }));
     t.push_back(run_real("rtol", "", "relative tolerance (dopri5)",
