@@ -173,16 +173,17 @@ class MapReader {
   /// Fails on the first key not in `allowed`, given twice, or without a value (unless it is one of
   /// `may_be_empty`). An empty value is reported here, at its key.
   void allow(Keys allowed, Keys may_be_empty = {}) const {
-    std::set<std::string> seen;
     for (std::size_t n = 0; n < node_.size(); ++n) {
       const auto entry = node_.entry(n);
       const yaml::Node& key = entry.first;
       if (!key.IsScalar()) parser_.fail(key, "keys of " + label_ + " must be plain names");
-      const std::string& k = key.Scalar();
+      const std::string k = key.Scalar();
       if (!contains(allowed, k))
         parser_.fail(key,
                      "unknown key " + in_quotes(k) + " in " + label_ + " (expected one of: " + join(allowed) + ")");
-      if (!seen.insert(k).second) parser_.fail(key, "duplicate key " + in_quotes(k) + " in " + label_);
+      for (std::size_t before = 0; before < n; ++before)  // a mapping has a handful of keys
+        if (node_.entry(before).first.Scalar() == k)
+          parser_.fail(key, "duplicate key " + in_quotes(k) + " in " + label_);
       if (entry.second.IsNull() && !contains(may_be_empty, k)) parser_.fail(key, field(k) + " has no value");
     }
   }

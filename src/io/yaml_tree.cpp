@@ -37,14 +37,16 @@ Tree Tree::parse(std::string_view text) {
   Tree tree;
   Parser p;
   yaml_parser_set_input_string(&p.parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
-  // Containers being read: their ids and the ids of their children so far (appended to
-  // children_ when they close, so that each container's children are contiguous).
-  std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>> open;
+  // Containers being read: their ids and where their children start in `pending`, the ids of the
+  // children read so far (moved to children_ when a container closes, so that each container's
+  // children are contiguous; one buffer, no allocation per container).
+  std::vector<std::pair<std::uint32_t, std::size_t>> open;
+  std::vector<std::uint32_t> pending;
   std::map<std::string, std::uint32_t, std::less<>> anchors;
   auto add = [&](Kind kind, const yaml_mark_t& at, const yaml_char_t* anchor) {
     const std::uint32_t id = index_of(tree.items_.size());
     tree.items_.push_back({kind, index_of(at.line), index_of(at.column), 0, 0});
-    if (!open.empty()) open.back().second.push_back(id);
+    if (!open.empty()) pending.push_back(id);
     if (anchor) anchors[reinterpret_cast<const char*>(anchor)] = id;
     return id;
   };
@@ -69,18 +71,22 @@ Tree Tree::parse(std::string_view text) {
         break;
       }
       case YAML_SEQUENCE_START_EVENT:
-        open.emplace_back(add(Kind::sequence, ev.start_mark, ev.data.sequence_start.anchor), std::vector<std::uint32_t>{});
+      case YAML_MAPPING_START_EVENT: {
+        const bool map = ev.type == YAML_MAPPING_START_EVENT;
+        const std::uint32_t id = add(map ? Kind::map : Kind::sequence, ev.start_mark,
+                                     map ? ev.data.mapping_start.anchor : ev.data.sequence_start.anchor);
+        open.emplace_back(id, pending.size());  // after add(), which listed the id as its parent's child
         break;
-      case YAML_MAPPING_START_EVENT:
-        open.emplace_back(add(Kind::map, ev.start_mark, ev.data.mapping_start.anchor), std::vector<std::uint32_t>{});
-        break;
+      }
       case YAML_SEQUENCE_END_EVENT:
       case YAML_MAPPING_END_EVENT: {
         Item& item = tree.items_[open.back().first];
-        const std::vector<std::uint32_t>& children = open.back().second;
+        const auto first = pending.begin() + static_cast<std::ptrdiff_t>(open.back().second);
+        const std::size_t n = static_cast<std::size_t>(pending.end() - first);
         item.begin = index_of(tree.children_.size());
-        item.count = index_of(item.kind == Kind::map ? children.size() / 2 : children.size());
-        tree.children_.insert(tree.children_.end(), children.begin(), children.end());
+        item.count = index_of(item.kind == Kind::map ? n / 2 : n);
+        tree.children_.insert(tree.children_.end(), first, pending.end());
+        pending.erase(first, pending.end());
         open.pop_back();
         break;
       }
@@ -89,7 +95,7 @@ Tree Tree::parse(std::string_view text) {
         if (it == anchors.end())
           throw ParseError({static_cast<int>(ev.start_mark.line), static_cast<int>(ev.start_mark.column)},
                            "unknown anchor '" + std::string(reinterpret_cast<const char*>(ev.data.alias.anchor)) + "'");
-        if (!open.empty()) open.back().second.push_back(it->second);
+        if (!open.empty()) pending.push_back(it->second);
         break;
       }
       case YAML_DOCUMENT_END_EVENT:  // the first document only
