@@ -18,7 +18,6 @@
 #include <fstream>
 #include <initializer_list>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <string_view>
 #include <utility>
