@@ -354,63 +354,54 @@ int simulate(const SimulateOptions& o) {
 }
 
 int info(const std::string& path, bool as_json) {
-  const nlohmann::json d = describe(Model::build(load_model(path)));
+  const Model model = Model::build(load_model(path));
+  const ModelSummary d = summarize(model);
   if (as_json) {
-    std::cout << d.dump(2) << '\n';
+    std::cout << describe(d).dump(2) << '\n';
     return 0;
   }
-  std::cout << "model " << d["name"].get<std::string>() << "\n  bodies (" << d["bodies"].size() << "):\n";
-  for (const auto& j : d["tree_joints"])
-    std::cout << "    " << j["child"].get<std::string>() << " <- " << j["parent"].get<std::string>() << " by "
-              << j["type"].get<std::string>() << " joint '" << j["name"].get<std::string>() << "' (nq " << j["nq"]
-              << ", nv " << j["nv"] << ")\n";
-  std::cout << "  loop-closing joints (" << d["loop_joints"].size() << "):\n";
-  for (const auto& j : d["loop_joints"]) {
-    std::cout << "    '" << j["name"].get<std::string>() << "' " << j["type"].get<std::string>() << " between "
-              << j["parent"].get<std::string>() << " and " << j["child"].get<std::string>() << " ("
-              << counted(j["constraint_rows"].get<std::size_t>(), "constraint row", "constraint rows") << ", "
-              << j["redundant_rows"].size() << " redundant";
-    if (!j["redundant_rows"].empty()) std::cout << ": " << j["redundant_rows"].dump();
-    if (!j["alternate_rows"].empty())
-      std::cout << "; geometrically, so " << j["alternate_rows"].dump()
-                << " may replace a kept row along the motion";
+  const auto list = [](const auto& names) { return nlohmann::json(names).dump(); };
+  std::cout << "model " << d.name << "\n  bodies (" << d.bodies.size() << "):\n";
+  for (const auto& j : d.tree_joints)
+    std::cout << "    " << j.child << " <- " << j.parent << " by " << j.type << " joint '" << j.name << "' (nq " << j.nq
+              << ", nv " << j.nv << ")\n";
+  std::cout << "  loop-closing joints (" << d.loop_joints.size() << "):\n";
+  for (const auto& j : d.loop_joints) {
+    std::cout << "    '" << j.name << "' " << j.type << " between " << j.parent << " and " << j.child << " ("
+              << counted(static_cast<std::size_t>(j.constraint_rows), "constraint row", "constraint rows") << ", "
+              << j.redundant_rows.size() << " redundant";
+    if (!j.redundant_rows.empty()) std::cout << ": " << list(j.redundant_rows);
+    if (!j.alternate_rows.empty())
+      std::cout << "; geometrically, so " << list(j.alternate_rows) << " may replace a kept row along the motion";
     std::cout << ")\n";
   }
-  if (!d["drives"].empty()) std::cout << "  drives (" << d["drives"].size() << "):\n";
-  for (const auto& j : d["drives"])
-    std::cout << "    '" << j["joint"].get<std::string>() << "': q = " << j["motion"].get<std::string>() << " (column "
-              << j["name"].get<std::string>() << ")\n";
-  std::cout << "  nq = " << d["nq"] << ", nv = " << d["nv"] << "\n";
-  std::cout << "  DOF (nv - rank of loop Jacobian at the initial state) = " << d["dof_rank"] << " (rank "
-            << d["loop_jacobian_rank"] << " of " << counted(d["constraints"].get<std::size_t>(), "kept row", "kept rows")
-            << "; " << counted(d["redundant_rows"].get<std::size_t>(), "redundant row", "redundant rows")
-            << " dropped)\n";
+  if (!d.drives.empty()) std::cout << "  drives (" << d.drives.size() << "):\n";
+  for (const auto& j : d.drives) std::cout << "    '" << j.joint << "': q = " << j.motion << " (column " << j.name << ")\n";
+  std::cout << "  nq = " << d.nq << ", nv = " << d.nv << "\n";
+  std::cout << "  DOF (nv - rank of loop Jacobian at the initial state) = " << d.dof_rank << " (rank "
+            << d.loop_jacobian_rank << " of " << counted(d.constraints, "kept row", "kept rows") << "; "
+            << counted(d.redundant_rows, "redundant row", "redundant rows") << " dropped)\n";
   // The count over joint types alone: 6 per body minus each joint's (and coupling's) constraints,
   // nv - rows. It knows nothing of geometry: the rank's DOF exceeds it by the rows that are
   // redundant (a planar loop's 3 out-of-plane rows), never falls below it.
-  const int gruebler = d["dof_gruebler"], mobility = d["dof_rank"];
-  std::cout << "  DOF (Gruebler-Kutzbach, spatial count: 6 per body minus each joint's constraints) = " << gruebler;
-  if (gruebler != mobility)
+  std::cout << "  DOF (Gruebler-Kutzbach, spatial count: 6 per body minus each joint's constraints) = " << d.dof_gruebler;
+  if (d.dof_gruebler != d.dof_rank)
     std::cout << "; the count ignores geometry: "
-              << counted(static_cast<std::size_t>(mobility - gruebler), "row", "rows")
+              << counted(static_cast<std::size_t>(d.dof_rank - d.dof_gruebler), "row", "rows")
               << " of the loops are redundant here (planar loops, parallel or intersecting axes)";
   std::cout << "\n";
-  std::cout << "  aggregated bodies (constraint embedding, paper 002 section 4.2): " << d["aggregated_bodies"].size()
-            << "\n";
-  for (const auto& a : d["aggregated_bodies"])
-    std::cout << "    " << a["bodies"].dump() << " on " << a["parent"].get<std::string>() << ": "
-              << counted(a["joint_speeds"].get<std::size_t>(), "joint speed", "joint speeds") << ", "
-              << a["independent_speeds"] << " independent; embeds loop joints " << a["loop_joints"].dump()
-              << (a["couplings"].empty() ? "" : " and couplings " + a["couplings"].dump()) << "\n";
-  std::cout << "  default method (--method auto): " << d["default_method"]["method"].get<std::string>() << "; "
-            << d["default_method"]["reason"].get<std::string>() << "\n";
-  if (d["default_method_fixed_step"]["method"] != d["default_method"]["method"])
-    std::cout << "  default method with --integrator rk4 (a fixed step): "
-              << d["default_method_fixed_step"]["method"].get<std::string>() << "; "
-              << d["default_method_fixed_step"]["reason"].get<std::string>() << "\n";
-  for (const auto& [name, m] : d["methods"].items())
-    if (!m["covers"].get<bool>())
-      std::cout << "  method " << name << " does not cover it: " << cli_text(m["reason"].get<std::string>()) << "\n";
+  std::cout << "  aggregated bodies (constraint embedding, paper 002 section 4.2): " << d.aggregated.size() << "\n";
+  for (const auto& a : d.aggregated)
+    std::cout << "    " << list(a.bodies) << " on " << a.parent << ": "
+              << counted(static_cast<std::size_t>(a.joint_speeds), "joint speed", "joint speeds") << ", "
+              << a.independent_speeds << " independent; embeds loop joints " << list(a.loop_joints)
+              << (a.couplings.empty() ? "" : " and couplings " + list(a.couplings)) << "\n";
+  std::cout << "  default method (--method auto): " << d.default_method.method << "; " << d.default_method.reason << "\n";
+  if (d.default_method_fixed_step.method != d.default_method.method)
+    std::cout << "  default method with --integrator rk4 (a fixed step): " << d.default_method_fixed_step.method << "; "
+              << d.default_method_fixed_step.reason << "\n";
+  for (const auto& m : d.methods)
+    if (!m.problem.empty()) std::cout << "  method " << m.method << " does not cover it: " << cli_text(m.problem) << "\n";
   return 0;
 }
 

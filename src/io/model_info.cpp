@@ -9,77 +9,102 @@
 
 namespace loopdyn {
 
-nlohmann::json describe(const Model& model) {
-  using nlohmann::json;
-  auto body_label = [&](int b) { return b < 0 ? std::string(ground_name) : model.body_name[b]; };
-  json bodies = json::array(), joints = json::array(), loops = json::array();
+ModelSummary summarize(const Model& model) {
+  auto body_label = [&](int b) { return b < 0 ? ground_name : std::string_view(model.body_name[b]); };
+  ModelSummary s{};
+  s.name = model.name;
+  s.bodies.reserve(static_cast<std::size_t>(model.nbodies));
+  s.tree_joints.reserve(static_cast<std::size_t>(model.nbodies));
   for (int i = 0; i < model.nbodies; ++i) {
-    bodies.push_back({{"name", model.body_name[i]}, {"mass", model.mass[i]}, {"parent", body_label(model.parent[i])}});
+    s.bodies.push_back({model.body_name[i], model.mass[i], body_label(model.parent[i])});
     const ModelJoint& j = model.joints[i];
-    joints.push_back({{"name", j.name}, {"type", joint_type_name(j.joint)}, {"parent", body_label(j.parent)},
-                      {"child", body_label(j.child)}, {"nq", model.nq_joint[i]}, {"nv", model.nv_joint[i]}});
+    s.tree_joints.push_back({j.name, joint_type_name(j.joint), body_label(j.parent), body_label(j.child),
+                             model.nq_joint[i], model.nv_joint[i]});
   }
   const Constraints& cons = model.loops().constraints;
   for (std::size_t k = 0; k < model.loop_joints.size(); ++k) {
     const ModelJoint& j = model.loop_joints[k];
-    json dropped = json::array(), alternates = json::array();
+    ModelSummary::LoopJoint& loop = s.loop_joints.emplace_back(ModelSummary::LoopJoint{
+        j.name, joint_type_name(j.joint), body_label(j.parent), body_label(j.child), 6 - joint_nv(j.joint), {}, {}});
     for (const ConstraintRow& r : cons.dropped())
-      if (r.loop == static_cast<int>(k) && r.kind != ConstraintRow::Kind::coupling) dropped.push_back(r.label);
+      if (r.loop == static_cast<int>(k) && r.kind != ConstraintRow::Kind::coupling) loop.redundant_rows.push_back(r.label);
     for (const ConstraintRow& r : cons.alternates())
-      if (r.loop == static_cast<int>(k)) alternates.push_back(r.label);
-    loops.push_back({{"name", j.name}, {"type", joint_type_name(j.joint)}, {"parent", body_label(j.parent)},
-                     {"child", body_label(j.child)}, {"constraint_rows", 6 - joint_nv(j.joint)},
-                     {"redundant_rows", dropped}, {"alternate_rows", alternates}});
+      if (r.loop == static_cast<int>(k)) loop.alternate_rows.push_back(r.label);
   }
-  json drives = json::array();
   for (const ModelCoupling& c : model.couplings)
-    if (c.drive)
-      drives.push_back({{"name", c.name}, {"joint", model.joints[c.terms[0].joint].name}, {"motion", c.value.describe()}});
+    if (c.drive) s.drives.push_back({c.name, model.joints[c.terms[0].joint].name, c.value.describe()});
+  s.nq = model.nq;
+  s.nv = model.nv;
+  s.constraints = static_cast<std::size_t>(cons.rows());
+  s.redundant_rows = cons.dropped().size();
   const RankInfo rank = constraint_rank(model, cons, model.q0);
+  s.loop_jacobian_rank = rank.rank;
+  s.dof_gruebler = model.dof_gruebler;
+  s.dof_rank = rank.dof;
   // 002 §4.2 aggregated bodies, with their independent speeds at the initial state.
   const AggregatedTree& agg = model.loops().aggregation;
   const std::vector<int> independent = model.loops().independent_speeds(model, model.q0);
-  json aggregated = json::array();
   for (std::size_t n = 0; n < agg.nodes.size(); ++n) {
     const AggregatedBody& node = agg.nodes[n];
     if (!node.aggregated()) continue;
-    json held = json::array(), cuts = json::array(), gears = json::array();
-    for (int b : node.bodies) held.push_back(model.body_name[b]);
-    for (int k : node.loop_joints) cuts.push_back(model.loop_joints[k].name);
-    for (int k : node.couplings) gears.push_back(model.couplings[k].name);
-    aggregated.push_back({{"bodies", held}, {"loop_joints", cuts}, {"couplings", gears},
-                          {"parent", body_label(node.parent_body)}, {"joint_speeds", node.nv},
-                          {"independent_speeds", independent[n]}});
+    ModelSummary::Aggregated a{{}, {}, {}, body_label(node.parent_body), node.nv, independent[n]};
+    for (int b : node.bodies) a.bodies.push_back(model.body_name[b]);
+    for (int k : node.loop_joints) a.loop_joints.push_back(model.loop_joints[k].name);
+    for (int k : node.couplings) a.couplings.push_back(model.couplings[k].name);
+    s.aggregated.push_back(std::move(a));
   }
-  // For the default integrator (dopri5, run.hpp), and for a fixed step (rk4) when it differs.
-  const MethodChoice choice = default_method(model, IntegratorKind::dopri5);
-  const MethodChoice fixed = default_method(model, IntegratorKind::rk4);
-  json scope = json::object();
+  // For the default integrator (dopri5, run.hpp), and for a fixed step (rk4).
+  s.default_method = default_method(model, IntegratorKind::dopri5);
+  s.default_method_fixed_step = default_method(model, IntegratorKind::rk4);
   for (const MethodInfo& m : loopdyn::methods())
-    if (m.implemented()) {
-      const std::string problem = m.scope_problem(model, model.q0);
-      scope[std::string(m.name)] = {{"covers", problem.empty()}, {"reason", problem}};
-    }
-  return {{"name", model.name},
+    if (m.implemented()) s.methods.push_back({m.name, m.scope_problem(model, model.q0)});
+  s.markers = model.markers.size();
+  s.force_elements = model.forces.size();
+  return s;
+}
+
+nlohmann::json describe(const ModelSummary& s) {
+  using nlohmann::json;
+  json bodies = json::array(), joints = json::array(), loops = json::array(), drives = json::array(),
+       aggregated = json::array(), scope = json::object();
+  for (const ModelSummary::Body& b : s.bodies)
+    bodies.push_back({{"name", b.name}, {"mass", b.mass}, {"parent", b.parent}});
+  for (const ModelSummary::Joint& j : s.tree_joints)
+    joints.push_back({{"name", j.name}, {"type", j.type}, {"parent", j.parent}, {"child", j.child}, {"nq", j.nq}, {"nv", j.nv}});
+  for (const ModelSummary::LoopJoint& j : s.loop_joints)
+    loops.push_back({{"name", j.name}, {"type", j.type}, {"parent", j.parent}, {"child", j.child},
+                     {"constraint_rows", j.constraint_rows}, {"redundant_rows", j.redundant_rows},
+                     {"alternate_rows", j.alternate_rows}});
+  for (const ModelSummary::Drive& d : s.drives) drives.push_back({{"name", d.name}, {"joint", d.joint}, {"motion", d.motion}});
+  for (const ModelSummary::Aggregated& a : s.aggregated)
+    aggregated.push_back({{"bodies", a.bodies}, {"loop_joints", a.loop_joints}, {"couplings", a.couplings},
+                          {"parent", a.parent}, {"joint_speeds", a.joint_speeds},
+                          {"independent_speeds", a.independent_speeds}});
+  for (const ModelSummary::Scope& m : s.methods)
+    scope[std::string(m.method)] = {{"covers", m.problem.empty()}, {"reason", m.problem}};
+  return {{"name", s.name},
           {"bodies", bodies},
           {"tree_joints", joints},
           {"loop_joints", loops},
           {"drives", drives},
-          {"nq", model.nq},
-          {"nv", model.nv},
-          {"loop_constraint_rows", cons.rows() + cons.dropped().size()},
-          {"redundant_rows", cons.dropped().size()},
-          {"constraints", cons.rows()},
-          {"loop_jacobian_rank", rank.rank},
-          {"dof_gruebler", model.dof_gruebler},
-          {"dof_rank", rank.dof},
+          {"nq", s.nq},
+          {"nv", s.nv},
+          {"loop_constraint_rows", s.constraints + s.redundant_rows},
+          {"redundant_rows", s.redundant_rows},
+          {"constraints", s.constraints},
+          {"loop_jacobian_rank", s.loop_jacobian_rank},
+          {"dof_gruebler", s.dof_gruebler},
+          {"dof_rank", s.dof_rank},
           {"aggregated_bodies", aggregated},
-          {"default_method", {{"method", choice.method}, {"reason", choice.reason}}},
-          {"default_method_fixed_step", {{"method", fixed.method}, {"reason", fixed.reason}}},
+          {"default_method", {{"method", s.default_method.method}, {"reason", s.default_method.reason}}},
+          {"default_method_fixed_step",
+           {{"method", s.default_method_fixed_step.method}, {"reason", s.default_method_fixed_step.reason}}},
           {"methods", scope},
-          {"markers", model.markers.size()},
-          {"force_elements", model.forces.size()}};
+          {"markers", s.markers},
+          {"force_elements", s.force_elements}};
 }
+
+nlohmann::json describe(const Model& model) { return describe(summarize(model)); }
 
 std::string model_headline(const Model& model) {
   return model.name + " (" + counted(static_cast<std::size_t>(model.nbodies), "body", "bodies") +
