@@ -493,6 +493,19 @@ name: ignored
   expect_parts(parse_error("name: x\nbodies:\n  - {name: a, mass: 0x10}\n"), {"t.yaml:3:", "must be a number, got '0x10'"});
   expect_parts(parse_error("name: x\nbodies:\n  - {name: a, mass: 1, com: [0, 0, .inf]}\n"),
                {"t.yaml:3:", "must be a finite number, got '.inf'"});
+  // YAML 1.1's flags in lower case, Capitalized or UPPER CASE, and no other mix.
+  const auto independent = [](const std::string& flag) {
+    return loopdyn::parse_mechanism("joints:\n  - {name: j, type: revolute, parent: ground, child: a, independent: " +
+                                        flag + "}\n",
+                                    "t.yaml")
+        .joints[0]
+        .independent;
+  };
+  for (const std::string flag : {"true", "True", "TRUE", "yes", "Y", "on", "ON"}) EXPECT_TRUE(independent(flag)) << flag;
+  for (const std::string flag : {"false", "False", "NO", "n", "Off", "OFF"}) EXPECT_FALSE(independent(flag)) << flag;
+  for (const std::string flag : {"tRUE", "oN", "TRUe", "1"})
+    expect_parts(parse_error("joints:\n  - {name: j, type: revolute, parent: ground, child: a, independent: " + flag + "}\n"),
+                 {"t.yaml:2:", "'independent' of joint 'j' must be true or false"});
 }
 
 TEST(ModelFileErrors, EmptyFileOrNotAMapping) {

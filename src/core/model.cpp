@@ -5,7 +5,7 @@
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <deque>
-#include <map>
+#include <unordered_map>
 #include <sstream>
 #include <stdexcept>
 
@@ -266,16 +266,18 @@ Model detail::build_tree(const Mechanism& mech) {
   if (nb == 0) throw ModelError("mechanism '" + mech.name + "' has no bodies");
 
   // Bodies: validate, index by name (-1 = ground).
-  std::map<std::string, int, std::less<>> body_of;
+  std::unordered_map<std::string, int> body_of;
+  body_of.reserve(static_cast<std::size_t>(nb));
   for (int b = 0; b < nb; ++b) {
     const BodySpec& spec = mech.bodies[b];
     check_body(spec);
     if (!body_of.emplace(spec.name, b).second) fail(spec.where, "duplicate body name '" + spec.name + "'");
   }
-  auto find_body = [&](const std::string& n, const std::string& where, const std::string& who) {
+  // `who()` begins the message that names an unknown body ("joint 'j': parent: ").
+  auto find_body = [&](const std::string& n, const std::string& where, const auto& who) {
     if (n == ground_name) return -1;
     const auto it = body_of.find(n);
-    if (it == body_of.end()) fail(where, who + "unknown body '" + n + "'");
+    if (it == body_of.end()) fail(where, who() + "unknown body '" + n + "'");
     return it->second;
   };
 
@@ -283,16 +285,17 @@ Model detail::build_tree(const Mechanism& mech) {
   const int nj = static_cast<int>(mech.joints.size());
   std::vector<int> parent_of(nj), child_of(nj);
   std::vector<Joint> kernel(nj);
-  std::map<std::string, int, std::less<>> joint_of;
+  std::unordered_map<std::string, int> joint_of;
+  joint_of.reserve(static_cast<std::size_t>(nj));
   for (int j = 0; j < nj; ++j) {
     const JointSpec& s = mech.joints[j];
     if (s.name.empty()) fail(s.where, "joint with an empty name");
     if (!joint_of.emplace(s.name, j).second) fail(s.where, "duplicate joint name '" + s.name + "'");
-    const std::string who = "joint '" + s.name + "': ";
-    parent_of[j] = find_body(s.parent, s.where, who + "parent: ");
-    child_of[j] = find_body(s.child, s.where, who + "child: ");
-    if (parent_of[j] == child_of[j]) fail(s.where, who + "parent and child are the same body '" + s.child + "'");
-    if (!(s.effort > 0.0)) fail(s.where, who + "effort must be > 0 (got " + std::to_string(s.effort) + ")");
+    const auto who = [&] { return "joint '" + s.name + "': "; };  // built for a message only
+    parent_of[j] = find_body(s.parent, s.where, [&] { return who() + "parent: "; });
+    child_of[j] = find_body(s.child, s.where, [&] { return who() + "child: "; });
+    if (parent_of[j] == child_of[j]) fail(s.where, who() + "parent and child are the same body '" + s.child + "'");
+    if (!(s.effort > 0.0)) fail(s.where, who() + "effort must be > 0 (got " + std::to_string(s.effort) + ")");
     check_frame(s, s.parent_frame, "parent_frame");
     check_frame(s, s.child_frame, "child_frame");
     kernel[j] = make_joint(s);
@@ -421,7 +424,7 @@ Model detail::build_tree(const Mechanism& mech) {
   // Markers.
   for (const MarkerSpec& mk : mech.markers) {
     if (!mk.point.allFinite()) fail(mk.where, "marker '" + mk.name + "': point is not finite");
-    m.markers.push_back({mk.name, to_model(find_body(mk.body, mk.where, "marker '" + mk.name + "': ")), mk.point});
+    m.markers.push_back({mk.name, to_model(find_body(mk.body, mk.where, [&] { return "marker '" + mk.name + "': "; })), mk.point});
   }
 
   // Force elements, resolved to model indices.
@@ -446,8 +449,8 @@ Model detail::build_tree(const Mechanism& mech) {
             f.stiffness = e.stiffness, f.damping = e.damping, f.rest = e.rest;
           } else if constexpr (std::is_same_v<E, PointSpringDamperSpec>) {
             f.kind = ModelForce::Kind::point_spring_damper;
-            f.body1 = to_model(find_body(e.body1, fs.where, "point_spring_damper: body1: "));
-            f.body2 = to_model(find_body(e.body2, fs.where, "point_spring_damper: body2: "));
+            f.body1 = to_model(find_body(e.body1, fs.where, [] { return std::string("point_spring_damper: body1: "); }));
+            f.body2 = to_model(find_body(e.body2, fs.where, [] { return std::string("point_spring_damper: body2: "); }));
             if (f.body1 == f.body2) fail(fs.where, "point_spring_damper: body1 and body2 are the same body");
             f.point1 = e.point1, f.point2 = e.point2;
             f.stiffness = e.stiffness, f.damping = e.damping, f.rest = e.rest_length;
@@ -461,12 +464,12 @@ Model detail::build_tree(const Mechanism& mech) {
             f.value = Eigen::Map<const VecX>(e.value.data(), static_cast<Eigen::Index>(e.value.size()));
           } else if constexpr (std::is_same_v<E, BodyForceSpec>) {
             f.kind = ModelForce::Kind::body_force;
-            f.body1 = to_model(find_body(e.body, fs.where, "body_force: "));
+            f.body1 = to_model(find_body(e.body, fs.where, [] { return std::string("body_force: "); }));
             if (f.body1 < 0) fail(fs.where, "body_force: cannot apply a force to ground");
             f.point1 = e.point, f.vector = e.force;
           } else if constexpr (std::is_same_v<E, BodyTorqueSpec>) {
             f.kind = ModelForce::Kind::body_torque;
-            f.body1 = to_model(find_body(e.body, fs.where, "body_torque: "));
+            f.body1 = to_model(find_body(e.body, fs.where, [] { return std::string("body_torque: "); }));
             if (f.body1 < 0) fail(fs.where, "body_torque: cannot apply a torque to ground");
             f.vector = e.torque;
           } else {

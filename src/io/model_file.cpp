@@ -111,6 +111,39 @@ std::string number_text(double v) {
   return std::string(buf.data(), end);
 }
 
+/// How a message names a value: a key of a labelled item ("'mass' of body 'b'") or a given text,
+/// then an optional note ("(revolute)") and element number ("(element 2)"). It holds views and is
+/// put together only when a message is written, so that reading a valid file builds no message
+/// text (a 60,000-body file has a million values). Pass it down a call, never keep it.
+class What {
+ public:
+  What(const std::string& text) : base_(text) {}  // NOLINT(google-explicit-constructor): any text names a value
+  What(std::string_view key, const std::string& owner) : base_(key), owner_(&owner) {}
+  What note(std::string_view note) const {
+    What w = *this;
+    w.note_ = note;
+    return w;
+  }
+  What element(std::size_t index) const {
+    What w = *this;
+    w.element_ = index + 1;
+    return w;
+  }
+  std::string str() const {
+    std::string out = owner_ ? in_quotes(base_) + " of " + *owner_ : std::string(base_);
+    if (!note_.empty()) out.append(" (").append(note_).append(")");
+    if (element_ > 0) out.append(" (element ").append(std::to_string(element_)).append(")");
+    return out;
+  }
+  friend std::string operator+(const What& what, std::string_view rest) { return what.str().append(rest); }
+
+ private:
+  std::string_view base_;
+  const std::string* owner_ = nullptr;
+  std::string_view note_;
+  std::size_t element_ = 0;
+};
+
 class MapReader;
 
 /// Converts YAML nodes into values, reporting problems as ModelError "source:line: problem".
@@ -128,15 +161,15 @@ class Parser {
   }
 
   // Value conversions; `what` names the value in messages ("'mass' of body 'b'").
-  std::string to_text(const yaml::Node& node, const std::string& what) const;
-  double to_number(const yaml::Node& node, const std::string& what) const;
-  std::vector<double> to_numbers(const yaml::Node& node, const std::string& what, bool allow_scalar) const;
-  std::vector<double> to_numbers(const yaml::Node& node, const std::string& what, std::size_t count,
+  std::string to_text(const yaml::Node& node, const What& what) const;
+  double to_number(const yaml::Node& node, const What& what) const;
+  std::vector<double> to_numbers(const yaml::Node& node, const What& what, bool allow_scalar) const;
+  std::vector<double> to_numbers(const yaml::Node& node, const What& what, std::size_t count,
                                  std::string_view layout, bool allow_scalar) const;
-  Vec3 to_vec3(const yaml::Node& node, const std::string& what) const;
-  bool to_flag(const yaml::Node& node, const std::string& what) const;
-  Transform to_frame(const yaml::Node& node, const std::string& what) const;
-  Mat3 to_inertia(const yaml::Node& node, const std::string& what) const;
+  Vec3 to_vec3(const yaml::Node& node, const What& what) const;
+  bool to_flag(const yaml::Node& node, const What& what) const;
+  Transform to_frame(const yaml::Node& node, const What& what) const;
+  Mat3 to_inertia(const yaml::Node& node, const What& what) const;
 
  private:
   /// Calls `item(node, index)` for every element of the top-level list `key` (absent or empty = none).
@@ -176,19 +209,19 @@ class MapReader {
       const auto entry = node_.entry(n);
       const yaml::Node& key = entry.first;
       if (!key.IsScalar()) parser_.fail(key, "keys of " + label_ + " must be plain names");
-      const std::string k = key.Scalar();
+      const std::string_view k = key.text();
       if (!contains(allowed, k))
         parser_.fail(key,
                      "unknown key " + in_quotes(k) + " in " + label_ + " (expected one of: " + join(allowed) + ")");
       for (std::size_t before = 0; before < n; ++before)  // a mapping has a handful of keys
-        if (node_.entry(before).first.Scalar() == k)
+        if (node_.entry(before).first.text() == k)
           parser_.fail(key, "duplicate key " + in_quotes(k) + " in " + label_);
       if (entry.second.IsNull() && !contains(may_be_empty, k)) parser_.fail(key, field(k) + " has no value");
     }
   }
 
   const std::string& label() const { return label_; }
-  std::string field(std::string_view key) const { return in_quotes(key) + " of " + label_; }
+  What field(std::string_view key) const { return What(key, label_); }
 
   yaml::Node optional(std::string_view key) const { return node_[key]; }
   yaml::Node required(std::string_view key) const {
@@ -226,31 +259,31 @@ class MapReader {
 // ---------------------------------------------------------------------------------------------
 // Value conversions
 
-std::string Parser::to_text(const yaml::Node& node, const std::string& what) const {
+std::string Parser::to_text(const yaml::Node& node, const What& what) const {
   if (!node.IsScalar()) fail(node, what + " must be a plain text value");
   return node.Scalar();
 }
 
-double Parser::to_number(const yaml::Node& node, const std::string& what) const {
+double Parser::to_number(const yaml::Node& node, const What& what) const {
   if (node.IsNull()) fail(node, what + " must be a number, got an empty value");
   if (!node.IsScalar()) fail(node, what + " must be a number, got a " + (node.IsSequence() ? "list" : "mapping"));
   double value = 0.0;
-  if (!yaml::decode_number(node.Scalar(), value))
+  if (!yaml::decode_number(node.text(), value))
     fail(node, what + " must be a number, got " + in_quotes(node.Scalar()));
   if (!std::isfinite(value)) fail(node, what + " must be a finite number, got " + in_quotes(node.Scalar()));
   return value;
 }
 
-std::vector<double> Parser::to_numbers(const yaml::Node& node, const std::string& what, bool allow_scalar) const {
+std::vector<double> Parser::to_numbers(const yaml::Node& node, const What& what, bool allow_scalar) const {
   if (allow_scalar && node.IsScalar()) return {to_number(node, what)};
   if (!node.IsSequence()) fail(node, what + " must be a list of numbers ([a, b, ...])");
   std::vector<double> values;
-  for (std::size_t k = 0; k < node.size(); ++k)
-    values.push_back(to_number(node[k], what + " (element " + std::to_string(k + 1) + ")"));
+  values.reserve(node.size());
+  for (std::size_t k = 0; k < node.size(); ++k) values.push_back(to_number(node[k], what.element(k)));
   return values;
 }
 
-std::vector<double> Parser::to_numbers(const yaml::Node& node, const std::string& what, std::size_t count,
+std::vector<double> Parser::to_numbers(const yaml::Node& node, const What& what, std::size_t count,
                                        std::string_view layout, bool allow_scalar) const {
   if (node.IsScalar() && !allow_scalar)
     fail(node, what + " must be a list of " + count_text(count) + " " + std::string(layout) + ", got a single value");
@@ -261,25 +294,25 @@ std::vector<double> Parser::to_numbers(const yaml::Node& node, const std::string
   return values;
 }
 
-Vec3 Parser::to_vec3(const yaml::Node& node, const std::string& what) const {
+Vec3 Parser::to_vec3(const yaml::Node& node, const What& what) const {
   const std::vector<double> v = to_numbers(node, what, 3, "[x, y, z]", false);
   return Vec3(v[0], v[1], v[2]);
 }
 
-bool Parser::to_flag(const yaml::Node& node, const std::string& what) const {
+bool Parser::to_flag(const yaml::Node& node, const What& what) const {
   bool value = false;
-  if (!node.IsScalar() || !yaml::decode_flag(node.Scalar(), value)) fail(node, what + " must be true or false");
+  if (!node.IsScalar() || !yaml::decode_flag(node.text(), value)) fail(node, what + " must be true or false");
   return value;
 }
 
-Transform Parser::to_frame(const yaml::Node& node, const std::string& what) const {
-  const MapReader m(*this, node, what);
+Transform Parser::to_frame(const yaml::Node& node, const What& what) const {
+  const MapReader m(*this, node, what.str());
   m.allow({"xyz", "rpy"});
   return {rpy_rotation(m.vec3("rpy", Vec3::Zero())), m.vec3("xyz", Vec3::Zero())};
 }
 
 // [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]: plain tensor components (I(0,1) = Ixy).
-Mat3 Parser::to_inertia(const yaml::Node& node, const std::string& what) const {
+Mat3 Parser::to_inertia(const yaml::Node& node, const What& what) const {
   const std::vector<double> v = to_numbers(node, what, false);
   if (v.size() != 3 && v.size() != 6)
     fail(node, what + " must have 3 numbers [Ixx, Iyy, Izz] or 6 numbers [Ixx, Iyy, Izz, Ixy, Ixz, Iyz], got " +
@@ -394,9 +427,9 @@ JointSpec Parser::joint(const yaml::Node& node, int index) const {
   j.axis2 = m.vec3("axis2", j.axis2);
   const bool one_q = shape.nq == 1, one_u = shape.nv == 1;
   if (const yaml::Node q = m.optional("q"); q.IsDefined())
-    j.q = to_numbers(q, m.field("q") + " (" + type_name + ")", shape.nq, shape.q_layout, one_q);
+    j.q = to_numbers(q, m.field("q").note(type_name), shape.nq, shape.q_layout, one_q);
   if (const yaml::Node u = m.optional("u"); u.IsDefined())
-    j.u = to_numbers(u, m.field("u") + " (" + type_name + ")", shape.nv, shape.u_layout, one_u);
+    j.u = to_numbers(u, m.field("u").note(type_name), shape.nv, shape.u_layout, one_u);
   j.cut = m.flag("cut", false);
   j.independent = m.flag("independent", false);
   j.effort = m.number("effort", j.effort);
@@ -452,7 +485,7 @@ ForceSpec Parser::force(const yaml::Node& node, int index) const {
     if (target.IsScalar()) {
       pd.target = TimeFunction::constant(to_number(target, m.field("target")));
     } else {
-      const MapReader tm(*this, target, m.field("target"));
+      const MapReader tm(*this, target, m.field("target").str());
       tm.allow({"polynomial", "sine", "table", "expression", "rate", "acceleration"});
       pd.target = motion(tm, target, nullptr);
     }
@@ -463,7 +496,7 @@ ForceSpec Parser::force(const yaml::Node& node, int index) const {
                         " (expected one of: " + std::string(force_type_list) + ")");
   }
   if (const yaml::Node p = m.optional("profile"); p.IsDefined()) {
-    const MapReader pm(*this, p, m.field("profile"));
+    const MapReader pm(*this, p, m.field("profile").str());
     pm.allow({"polynomial", "sine", "table", "expression", "rate", "acceleration"});
     f.profile = motion(pm, p, nullptr);
   }
@@ -546,7 +579,7 @@ TimeFunction Parser::motion(const MapReader& m, const yaml::Node& node, const Jo
     }
     if (kind == "polynomial") return TimeFunction::polynomial(to_numbers(v, m.field("polynomial"), true));
     if (kind == "sine") {
-      const MapReader s(*this, v, m.field("sine"));
+      const MapReader s(*this, v, m.field("sine").str());
       s.allow({"amplitude", "frequency", "phase", "offset"});
       return TimeFunction::sine(s.number("amplitude"), s.number("frequency"), s.number("phase", 0.0), s.number("offset", 0.0));
     }

@@ -43,6 +43,7 @@ Tree Tree::parse(std::string_view text) {
   std::vector<std::pair<std::uint32_t, std::size_t>> open;
   std::vector<std::uint32_t> pending;
   std::map<std::string, std::uint32_t, std::less<>> anchors;
+  tree.text_.reserve(text.size());  // scalars' text is part of the document's: one allocation
   auto add = [&](Kind kind, const yaml_mark_t& at, const yaml_char_t* anchor) {
     const std::uint32_t id = index_of(tree.items_.size());
     tree.items_.push_back({kind, index_of(at.line), index_of(at.column), 0, 0});
@@ -109,40 +110,7 @@ Tree Tree::parse(std::string_view text) {
   return tree;
 }
 
-bool Node::IsNull() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::null; }
-bool Node::IsScalar() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::scalar; }
-bool Node::IsSequence() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::sequence; }
-bool Node::IsMap() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::map; }
-
-std::string Node::Scalar() const {
-  if (!IsScalar() && !IsNull()) return {};
-  const Tree::Item& item = tree_->items_[id_];
-  return tree_->text_.substr(item.begin, item.count);
-}
-
-std::size_t Node::size() const { return IsSequence() || IsMap() ? tree_->items_[id_].count : 0; }
-
-Node Node::operator[](std::size_t k) const {
-  if (!IsSequence() || k >= size()) return {};
-  return {tree_, tree_->children_[tree_->items_[id_].begin + k]};
-}
-
-std::pair<Node, Node> Node::entry(std::size_t k) const {
-  if (!IsMap() || k >= size()) return {};
-  const std::uint32_t at = tree_->items_[id_].begin + 2 * static_cast<std::uint32_t>(k);
-  return {Node(tree_, tree_->children_[at]), Node(tree_, tree_->children_[at + 1])};
-}
-
-Node Node::operator[](std::string_view key) const {
-  for (std::size_t k = 0; k < size() && IsMap(); ++k) {
-    const auto [name, value] = entry(k);
-    if (name.IsScalar() || name.IsNull()) {
-      const Tree::Item& item = tree_->items_[name.id_];
-      if (std::string_view(tree_->text_).substr(item.begin, item.count) == key) return value;
-    }
-  }
-  return {};
-}
+std::string Node::Scalar() const { return std::string(text()); }
 
 Mark Node::mark() const {
   if (!tree_) return {};
@@ -166,12 +134,16 @@ bool decode_number(std::string_view text, double& value) {
 bool decode_flag(std::string_view text, bool& value) {
   static constexpr std::pair<std::string_view, bool> words[] = {
       {"true", true}, {"false", false}, {"yes", true}, {"no", false}, {"y", true}, {"n", false}, {"on", true}, {"off", false}};
-  for (const auto& [word, meaning] : words) {
-    std::string capital(word), upper(word);
-    capital[0] = static_cast<char>(capital[0] - 'a' + 'A');
-    for (char& c : upper) c = static_cast<char>(c - 'a' + 'A');
-    if (text == word || text == capital || text == upper) return value = meaning, true;
-  }
+  const auto upper = [](char c) { return static_cast<char>(c - 'a' + 'A'); };
+  // `text` is the lower-case `word` with its first `capitals` letters in upper case.
+  const auto spells = [&](std::string_view word, std::size_t capitals) {
+    if (text.size() != word.size()) return false;
+    for (std::size_t k = 0; k < word.size(); ++k)
+      if (text[k] != (k < capitals ? upper(word[k]) : word[k])) return false;
+    return true;
+  };
+  for (const auto& [word, meaning] : words)
+    if (spells(word, 0) || spells(word, 1) || spells(word, word.size())) return value = meaning, true;
   return false;
 }
 

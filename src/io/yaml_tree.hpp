@@ -40,6 +40,8 @@ class Node {
   bool IsSequence() const;
   bool IsMap() const;
   std::string Scalar() const;
+  /// The scalar's text without a copy (empty for other kinds): valid while the Tree lives.
+  std::string_view text() const;
   /// Items of a sequence, entries of a map, 0 otherwise.
   std::size_t size() const;
   /// Item k of a sequence (undefined past its end or for another kind).
@@ -82,5 +84,41 @@ class Tree {
   std::vector<std::uint32_t> children_;  ///< a map's as key, value, key, value, ...
   std::string text_;
 };
+
+// Node's accessors are inline: the model-file reader calls them tens of millions of times on a
+// large file.
+inline bool Node::IsNull() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::null; }
+inline bool Node::IsScalar() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::scalar; }
+inline bool Node::IsSequence() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::sequence; }
+inline bool Node::IsMap() const { return tree_ && tree_->items_[id_].kind == Tree::Kind::map; }
+
+inline std::string_view Node::text() const {
+  if (!IsScalar() && !IsNull()) return {};
+  const Tree::Item& item = tree_->items_[id_];
+  return std::string_view(tree_->text_).substr(item.begin, item.count);
+}
+
+inline std::size_t Node::size() const { return IsSequence() || IsMap() ? tree_->items_[id_].count : 0; }
+
+inline Node Node::operator[](std::size_t k) const {
+  if (!IsSequence() || k >= size()) return {};
+  return {tree_, tree_->children_[tree_->items_[id_].begin + k]};
+}
+
+inline std::pair<Node, Node> Node::entry(std::size_t k) const {
+  if (!IsMap() || k >= size()) return {};
+  const std::uint32_t at = tree_->items_[id_].begin + 2 * static_cast<std::uint32_t>(k);
+  return {Node(tree_, tree_->children_[at]), Node(tree_, tree_->children_[at + 1])};
+}
+
+inline Node Node::operator[](std::string_view key) const {
+  if (!IsMap()) return {};
+  const Tree::Item& map = tree_->items_[id_];
+  for (std::uint32_t k = 0; k < map.count; ++k) {
+    const Node name(tree_, tree_->children_[map.begin + 2 * k]);
+    if ((name.IsScalar() || name.IsNull()) && name.text() == key) return {tree_, tree_->children_[map.begin + 2 * k + 1]};
+  }
+  return {};
+}
 
 }  // namespace loopdyn::yaml
