@@ -1,4 +1,6 @@
 // Simulator: output times, recorded columns, CSV output, a formulation's own state layout.
+#include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "loopdyn/core/body_coordinates.hpp"
@@ -63,6 +65,30 @@ TEST(Simulator, RecordsStateMarkersAndEnergyAsCsv) {
     EXPECT_EQ(std::count(line.begin(), line.end(), ','), static_cast<long>(traj.columns.size() - 1));
   }
   EXPECT_EQ(rows, 6);
+}
+
+// Numbers are written as printf's %.15g writes them (the format is a promise to users' scripts),
+// whatever the writer uses inside, and read back within 15 digits.
+TEST(Simulator, CsvCellsArePrintfsFifteenDigits) {
+  const std::vector<double> values = {0.0, -0.0, 0.1, 1.0 / 3.0, -2.0 / 3.0, 1e-300, 4.9e-324, 1e21, 123456789012345678.0,
+                                      1e15, 1e16, -1.5e-7, 6.02214076e23, std::numeric_limits<double>::max(),
+                                      std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  Trajectory traj;
+  VecX row(static_cast<Eigen::Index>(values.size()));
+  std::string expected;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    traj.columns.push_back("c" + std::to_string(k));
+    row(static_cast<Eigen::Index>(k)) = values[k];
+    char cell[40];
+    std::snprintf(cell, sizeof cell, k ? ",%.15g" : "%.15g", values[k]);
+    expected += cell;
+  }
+  traj.rows.push_back(row);
+  std::ostringstream csv;
+  write_csv(csv, traj);
+  const std::string text = csv.str();
+  const std::string line = text.substr(text.find('\n') + 1);
+  EXPECT_EQ(line, expected + "\n");
 }
 
 TEST(Simulator, WrongInitialStateSizeIsAnError) {

@@ -1,6 +1,7 @@
 #include "loopdyn/io/csv.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -18,13 +19,15 @@ std::string header_line(const Trajectory& trajectory) {
   return line.append("\n");
 }
 
-// 15 significant digits: a round trip below 1e-14 relative.
+// 15 significant digits: a round trip below 1e-14 relative. std::to_chars writes what printf's
+// %.15g writes, several times faster (snprintf was a quarter of a 64-cell spatial ladder's
+// `simulate`, whose rows have 1,300 numbers).
 std::string row_line(const VecX& row) {
   std::string line;
   char cell[32];
   for (Eigen::Index k = 0; k < row.size(); ++k) {
-    std::snprintf(cell, sizeof cell, k ? ",%.15g" : "%.15g", row(k));
-    line.append(cell);
+    if (k) line.push_back(',');
+    line.append(cell, std::to_chars(cell, cell + sizeof cell, row(k), std::chars_format::general, 15).ptr);
   }
   return line.append("\n");
 }
