@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -638,6 +639,38 @@ int list_methods(bool markdown, bool options) {
 // What `model` arguments take (load_mechanism's dispatch), in every command's help alike.
 constexpr const char* kModelFormats = "YAML, URDF (.urdf) or MJCF (.xml/.mjcf)";
 
+// `loopdyn sweep ARGS`: the parameter studies run on Dask distributed, from Python (the package's
+// loopdyn.sweeps, docs/sweeps.md): this process becomes `python3 -m loopdyn.sweeps ARGS`, with the
+// package found beside this binary (the build tree's python/, or the install's site directory)
+// put first on PYTHONPATH. Returns only when that cannot be done.
+int sweep(const std::vector<std::string>& args) {
+#if defined(LOOPDYN_PYTHON_EXECUTABLE)
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path here = fs::read_symlink("/proc/self/exe", error).parent_path();
+  for (const fs::path& dir : {here / "python", here / ".." / LOOPDYN_PYTHON_INSTALL_DIR}) {
+    if (!fs::exists(dir / "loopdyn" / "sweeps.py", error)) continue;
+    const char* old = std::getenv("PYTHONPATH");
+    const std::string path = fs::weakly_canonical(dir, error).string() + (old && *old ? std::string(":") + old : "");
+    ::setenv("PYTHONPATH", path.c_str(), 1);
+    break;
+  }
+  std::vector<std::string> words = {LOOPDYN_PYTHON_EXECUTABLE, "-m", "loopdyn.sweeps"};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  ::execv(argv[0], argv.data());
+  std::fprintf(stderr, "loopdyn: error: cannot run %s for `loopdyn sweep`: %s\n", argv[0], std::strerror(errno));
+#else
+  (void)args;
+  std::fprintf(stderr, "loopdyn: error: `loopdyn sweep` runs on Dask from loopdyn's Python package, which this "
+                       "build leaves out (configured with -DLOOPDYN_PYTHON=OFF)\n");
+#endif
+  return 1;
+}
+
 // After a command line CLI11 refused: the subcommand or option a misspelt one probably meant
 // (`simulat` -> simulate, `--tend` -> --t-end), on stderr. Follows the words as CLI11 does: a
 // subcommand's name moves into it; an option is looked up in the (sub)command reached so far.
@@ -811,6 +844,13 @@ int main(int argc, char** argv) {
   cmd_zoo->add_option("--first", gen.first, "index of the first case")->capture_default_str();
   cmd_zoo->add_option("--out", gen.out, "model file to write (one case), or folder (several; default: print one)");
 
+  CLI::App* cmd_sweep = app.add_subcommand(
+      "sweep", "run a parameter study (a grid or random draws of model parameters and settings) on Dask "
+               "distributed, one CSV row per run (docs/sweeps.md; `loopdyn sweep --help` lists its options)");
+  cmd_sweep->prefix_command();       // every word after `sweep` goes to Python's argument parser,
+  cmd_sweep->set_help_flag();        // --help included
+  cmd_sweep->allow_extras();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -820,6 +860,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (cmd_sim->parsed()) return simulate(sim);
+    if (cmd_sweep->parsed()) return sweep(cmd_sweep->remaining());
     if (cmd_info->parsed()) return info(info_model, info_json);
     if (cmd_methods->parsed()) return list_methods(methods_markdown, options_md);
     if (cmd_convert->parsed()) return convert(convert_model, convert_out);

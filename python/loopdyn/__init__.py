@@ -19,11 +19,13 @@ from ._loopdyn import (Analysis, IntegrationError, InverseDynamics, Method, Mode
 from ._loopdyn import __version__  # "<version> (git <describe>)", as `loopdyn --version`
 from ._loopdyn import _Simulation, _convert, _simulate, _view_csv, _view_table
 from ._loopdyn import normalized_yaml as _normalized_yaml
+from . import sweeps
+from .sweeps import StudyError, sweep
 
 __all__ = ["Analysis", "IntegrationError", "InverseDynamics", "Mechanism", "Method", "Model", "ModelError", "Result", "RunError", "RunWatchError",
-           "SingularConfigurationError", "Simulation",
+           "SingularConfigurationError", "Simulation", "StudyError",
            "chain", "convert", "ladder", "load", "method", "method_names", "nfourbar", "options", "simulate", "spatial_ladder",
-           "square_chain", "square_net", "view"]
+           "square_chain", "square_net", "sweep", "sweeps", "view"]
 
 
 _Path = _typing.Union[str, "_os.PathLike[str]"]
