@@ -2,14 +2,16 @@
 # Loading large model files (docs/performance.md, "Loading large models"): `loopdyn info` of the
 # revolute chain (`loopdyn generate chain`, file order parents first) at N = 15,000, 30,000 and
 # 60,000 bodies, in a process of its own each: the file's size, the wall time and the peak resident
-# memory (/usr/bin/time). Builds loopdyn (Release, in build-bench/; LOOPDYN_BENCH_BUILD names
-# another build directory), or runs the Release binary LOOPDYN_CLI names, and prints one Markdown
-# table.
+# memory (/usr/bin/time); then, at the largest N, the time of each phase (bench/load_phases.cpp).
+# Builds loopdyn and load_phases (Release, in build-bench/; LOOPDYN_BENCH_BUILD names another build
+# directory), or runs the Release CLI that LOOPDYN_CLI names with that build's load_phases, and
+# prints two Markdown tables.
 #
 #   bench/run_load.sh [N ...]          LOOPDYN_CLI=build/loopdyn bench/run_load.sh
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/build_bench.sh"
+build_bench load_phases
 if [ -n "${LOOPDYN_CLI:-}" ]; then
   bin=$LOOPDYN_CLI
 else
@@ -33,3 +35,8 @@ for n in "${sizes[@]}"; do
   awk -v n="$n" -v size="$size" -v wall="$wall" -v rss="$rss" \
     'BEGIN { printf "| %d | %.1f | %s | %.0f |\n", n, size / 1e6, wall, rss / 1024 }'
 done
+
+echo
+echo "Phases at ${sizes[-1]} bodies:"
+echo
+"$build/bench/load_phases" "$out/chain.yaml"
