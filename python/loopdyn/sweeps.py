@@ -103,6 +103,16 @@ class Study:
         return _hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _names(wanted: str, names: _typing.Sequence[str]) -> str:
+    """The names nearest `wanted` when some are near, else the first ten and how many more."""
+    import difflib
+    near = difflib.get_close_matches(wanted, names, n=4, cutoff=0.75)
+    if near:
+        return f"did you mean {' or '.join(near)}?"
+    shown = ", ".join(names[:10])
+    return f"there are {shown}" + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+
+
 def _fail(source: str, key: str, problem: str) -> _typing.NoReturn:
     raise StudyError(f"{source}: {key}: {problem}")
 
@@ -181,7 +191,7 @@ def load_study(path: _typing.Union[str, "_os.PathLike[str]"]) -> Study:
         _fail(source, "settings", "must be a mapping of run settings (loopdyn.options() names them)")
     for name in settings:
         if name not in known:
-            _fail(source, f"settings.{name}", f"unknown setting (known: {', '.join(sorted(known))})")
+            _fail(source, f"settings.{name}", f"unknown setting ({_names(str(name), sorted(known))})")
 
     specs = doc.get("parameters") or {}
     if not isinstance(specs, dict) or not specs:
@@ -263,7 +273,7 @@ def _check_columns(source: str, model: _typing.Any, settings: _typing.Dict[str, 
     wanted += [("outputs.series.columns", c) for c in outputs.get("series", {}).get("columns", [])]
     for key, column in wanted:
         if column not in columns and not settings_vary:
-            _fail(source, key, f"the runs have no column '{column}' (they have: {', '.join(columns)})")
+            _fail(source, key, f"the runs have no column '{column}' ({_names(column, columns)})")
 
 
 def _item(section: _typing.List[Value], name: str, where: str) -> Value:
@@ -276,7 +286,7 @@ def _item(section: _typing.List[Value], name: str, where: str) -> Value:
         return section[int(name) - 1]
     names = [str(item.get("name", item.get("joint"))) for item in section if isinstance(item, dict)
              and ("name" in item or "joint" in item)]
-    raise KeyError(f"{where} has no item '{name}'" + (f" (it has: {', '.join(names)})" if names else
+    raise KeyError(f"{where} has no item '{name}'" + (f" ({_names(name, names)})" if names else
                                                       f" (its items are counted 1..{len(section)})"))
 
 
@@ -484,6 +494,18 @@ class Summary(_typing.NamedTuple):
     seconds: float
 
 
+def local_cluster(workers: int) -> _typing.Any:
+    """A Dask LocalCluster of `workers` processes of one thread each (a run uses one core), which
+    import loopdyn as they start rather than in their first task, and whose workers do not sample
+    their stacks for Dask's dashboard profile (every 10 ms it takes the GIL from the runs' Python
+    part: the four-bar study of bench/run_sweep.sh ran 10-25 % slower with it)."""
+    import dask
+    from distributed import LocalCluster
+    with dask.config.set({"distributed.worker.profile.enabled": False}):  # the workers inherit it
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                            preload=["loopdyn"])
+
+
 def sweep(study: _typing.Union[str, "_os.PathLike[str]", Study], out: _typing.Optional[str] = None,
           workers: _typing.Optional[int] = None, scheduler: _typing.Optional[str] = None, resume: bool = False,
           progress: _typing.Optional[bool] = None,
@@ -498,7 +520,7 @@ def sweep(study: _typing.Union[str, "_os.PathLike[str]", Study], out: _typing.Op
     batch's rows are written. Ctrl-C stops the sweep and leaves `out` readable; run it again with
     resume to finish. A run that fails or stops is a row with its message, never an exception.
     """
-    from distributed import Client, LocalCluster, as_completed  # Debian's python3-distributed
+    from distributed import Client, as_completed  # Debian's python3-distributed
 
     if not isinstance(study, Study):
         study = load_study(study)
@@ -515,13 +537,14 @@ def sweep(study: _typing.Union[str, "_os.PathLike[str]", Study], out: _typing.Op
     cluster = None
     if scheduler is None:
         n = workers or _os.cpu_count() or 1
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
+        cluster = local_cluster(n)
     client = Client(scheduler or cluster)
     bar = None
     ending = "interrupted"
     try:
         nworkers = max(1, len(client.scheduler_info()["workers"]))
-        size = study.batch or max(1, min(50, len(todo) // (8 * nworkers)))
+        # 16 tasks a worker or more, so that the last ones leave little idle time; 50 runs at most.
+        size = study.batch or max(1, min(50, len(todo) // (16 * nworkers)))
         batches = [todo[k:k + size] for k in range(0, len(todo), size)]
         if progress is None:
             progress = _sys.stderr.isatty()
@@ -530,7 +553,7 @@ def sweep(study: _typing.Union[str, "_os.PathLike[str]", Study], out: _typing.Op
             bar = tqdm(total=len(todo), unit="run", file=_sys.stderr)
         model_text = client.scatter(study.model_text, broadcast=True)
         futures = {client.submit(_batch, b, model_text, study.model_path, study.settings, study.outputs, series_dir,
-                                 pure=False, retries=2): b for b in batches}
+                                 pure=False): b for b in batches}
         for future in as_completed(futures):
             try:
                 rows = future.result()

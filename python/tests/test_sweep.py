@@ -49,11 +49,14 @@ def cluster():
 
 @pytest.mark.parametrize("text, where, problem", [
     ("model: FOURBAR\nparameters: {bodies.nosuch.mass: [1]}\n", "parameters.bodies.nosuch.mass",
-     "bodies has no item 'nosuch' (it has: crank, coupler, rocker)"),
+     "bodies has no item 'nosuch' (there are crank, coupler, rocker)"),
+    ("model: FOURBAR\nparameters: {bodies.couple.mass: [1]}\n", "parameters.bodies.couple.mass",
+     "bodies has no item 'couple' (did you mean coupler?)"),
     ("model: FOURBAR\nparameters: {joints.crank_pin.parent_frame.xyz.5: [1]}\n",
      "parameters.joints.crank_pin.parent_frame.xyz.5", "is a list of 3; index it from 0"),
     ("model: FOURBAR\nparameters: {settings.tend: [1]}\n", "parameters.settings.tend", "is not a run setting"),
-    ("model: FOURBAR\nsettings: {t_ends: 1}\nparameters: {gravity.1: [1]}\n", "settings.t_ends", "unknown setting"),
+    ("model: FOURBAR\nsettings: {t_ends: 1}\nparameters: {gravity.1: [1]}\n", "settings.t_ends",
+     "unknown setting (did you mean t_end?)"),
     ("model: FOURBAR\nparameters: {gravity.1: {normal: [1, 0]}}\nrandom: {samples: 3}\n",
      "parameters.gravity.1.normal", "positive standard deviation"),
     ("model: FOURBAR\nparameters: {gravity.1: {uniform: [0, 1]}}\n", "random.samples", "say how many samples"),
@@ -63,7 +66,8 @@ def cluster():
      "unknown key"),
     ("model: FOURBAR\nparamters: {gravity.1: [1]}\n", "paramters", "unknown key"),
     ("model: FOURBAR\nparameters: {gravity.1: [1]}\noutputs: {final: [q.rocker_ground]}\n", "outputs.final",
-     "the runs have no column 'q.rocker_ground' (they have: t, q.crank_pivot,"),
+     "the runs have no column 'q.rocker_ground' (there are t, q.crank_pivot, q.crank_pin, q.coupler_pin, u.crank_pivot, "
+     "u.crank_pin, u.coupler_pin, crank_tip.x, crank_tip.y, crank_tip.z and 9 more)"),
     ("model: nosuch.yaml\nparameters: {gravity.1: [1]}\n", "model", "the model does not load"),
 ])
 def test_a_malformed_study_names_the_file_the_key_and_the_problem(tmp_path, text, where, problem):
