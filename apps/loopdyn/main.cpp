@@ -640,7 +640,7 @@ int list_methods(bool markdown, bool options) {
 constexpr const char* kModelFormats = "YAML, URDF (.urdf) or MJCF (.xml/.mjcf)";
 
 // `loopdyn sweep ARGS`: the parameter studies run on Dask distributed, from Python (the package's
-// loopdyn.sweeps, docs/sweeps.md): this process becomes `python3 -m loopdyn.sweeps ARGS`, with the
+// loopdyn.sweeps, docs/sweeps.md): this process becomes Python running loopdyn.sweeps.main(ARGS), with the
 // package found beside this binary (the build tree's python/, or the install's site directory)
 // put first on PYTHONPATH. Returns only when that cannot be done.
 int sweep(const std::vector<std::string>& args) {
@@ -655,7 +655,10 @@ int sweep(const std::vector<std::string>& args) {
     ::setenv("PYTHONPATH", path.c_str(), 1);
     break;
   }
-  std::vector<std::string> words = {LOOPDYN_PYTHON_EXECUTABLE, "-m", "loopdyn.sweeps"};
+  // -c, not -m: the package imports loopdyn.sweeps itself, and Dask's spawned workers have no
+  // main module to run again.
+  std::vector<std::string> words = {LOOPDYN_PYTHON_EXECUTABLE, "-c",
+                                    "import sys, loopdyn.sweeps; sys.exit(loopdyn.sweeps.main())"};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());

@@ -401,6 +401,10 @@ def _batch(runs: _typing.List[_typing.Tuple[int, _typing.Dict[str, Value]]], mod
     return [_run(k, model_text, model_source, settings, values, outputs, series_dir) for k, values in runs]
 
 
+def _import_loopdyn() -> None:
+    import loopdyn  # noqa: F401
+
+
 def _cell(value: Value) -> Value:
     return _json.dumps(value) if isinstance(value, (list, dict)) else value
 
@@ -495,15 +499,13 @@ class Summary(_typing.NamedTuple):
 
 
 def local_cluster(workers: int) -> _typing.Any:
-    """A Dask LocalCluster of `workers` processes of one thread each (a run uses one core), which
-    import loopdyn as they start rather than in their first task, and whose workers do not sample
-    their stacks for Dask's dashboard profile (every 10 ms it takes the GIL from the runs' Python
-    part: the four-bar study of bench/run_sweep.sh ran 10-25 % slower with it)."""
+    """A Dask LocalCluster of `workers` processes of one thread each (a run uses one core), whose
+    workers do not sample their stacks for Dask's dashboard profile (every 10 ms it takes the GIL
+    from the runs' Python part: the four-bar study of bench/run_sweep.sh ran 10-25 % slower with it)."""
     import dask
     from distributed import LocalCluster
     with dask.config.set({"distributed.worker.profile.enabled": False}):  # the workers inherit it
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                            preload=["loopdyn"])
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
 
 
 def sweep(study: _typing.Union[str, "_os.PathLike[str]", Study], out: _typing.Optional[str] = None,
@@ -551,6 +553,7 @@ def sweep(study: _typing.Union[str, "_os.PathLike[str]", Study], out: _typing.Op
         if progress:
             from tqdm import tqdm  # type: ignore[import]  # Debian's python3-tqdm
             bar = tqdm(total=len(todo), unit="run", file=_sys.stderr)
+        client.run(_import_loopdyn)  # on every worker at once, not in each one's first task
         model_text = client.scatter(study.model_text, broadcast=True)
         futures = {client.submit(_batch, b, model_text, study.model_path, study.settings, study.outputs, series_dir,
                                  pure=False): b for b in batches}
@@ -610,5 +613,5 @@ def main(argv: _typing.Optional[_typing.List[str]] = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # python3 -m loopdyn.sweeps STUDY ...
     _sys.exit(main())
