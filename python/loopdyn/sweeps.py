@@ -405,6 +405,13 @@ def _import_loopdyn() -> None:
     import loopdyn  # noqa: F401
 
 
+def _leave_interrupts() -> None:
+    """Ctrl-C reaches every process of the terminal's group: the local cluster's workers leave it
+    to the sweeping process, which stops them as it closes the cluster (no worker tracebacks)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _cell(value: Value) -> Value:
     return _json.dumps(value) if isinstance(value, (list, dict)) else value
 
@@ -554,6 +561,8 @@ def sweep(study: _typing.Union[str, "_os.PathLike[str]", Study], out: _typing.Op
             from tqdm import tqdm  # type: ignore[import]  # Debian's python3-tqdm
             bar = tqdm(total=len(todo), unit="run", file=_sys.stderr)
         client.run(_import_loopdyn)  # on every worker at once, not in each one's first task
+        if cluster is not None:
+            client.run(_leave_interrupts)
         model_text = client.scatter(study.model_text, broadcast=True)
         futures = {client.submit(_batch, b, model_text, study.model_path, study.settings, study.outputs, series_dir,
                                  pure=False): b for b in batches}

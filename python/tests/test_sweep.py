@@ -226,3 +226,33 @@ def test_the_cli_runs_a_study_on_a_local_cluster(tmp_path, cli):
     bad = cli("sweep", tmp_path / "nosuch.yaml", check=False)
     assert bad.returncode == 1 and "cannot read study file" in bad.stderr
     assert "usage: loopdyn sweep" in cli("sweep", "--help").stdout
+
+
+def test_ctrl_c_on_the_cli_stops_cleanly_and_resume_finishes(tmp_path, cli):
+    import subprocess
+    import time
+    from conftest import cli_path
+    path = study_file(tmp_path, """\
+        model: FOURBAR
+        settings: {t_end: 20, output_dt: 0.1}
+        parameters: {joints.crank_pivot.u: {linspace: [0, 2, 60]}}
+        batch: 1
+        """)
+    out = tmp_path / "r.csv"
+    # Ctrl-C in a terminal reaches the whole process group: the CLI's Python and its workers.
+    sweep = subprocess.Popen([cli_path(), "sweep", path, "--workers", "2", "--out", out], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not out.exists() or len(read_table(out)[0]) < 3):
+        time.sleep(0.05)
+    os.killpg(sweep.pid, signal.SIGINT)
+    stdout, stderr = sweep.communicate(timeout=60)
+    rows, comments = read_table(out)
+    assert sweep.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1] == ("loopdyn: sweep interrupted: the rows written so far are kept; "
+                                               "--resume finishes it")
+    assert "Traceback" not in stderr, stderr  # the workers leave Ctrl-C to the sweep
+    assert 3 <= len(rows) < 60 and comments[-1] == "# loopdyn sweep: interrupted"
+    done = cli("sweep", path, "--workers", "2", "--out", out, "--resume")
+    assert f"(60 runs: {60 - len(rows)} made, {len(rows)} skipped)" in done.stdout
+    assert sorted(int(r["run"]) for r in read_table(out)[0]) == list(range(60))
