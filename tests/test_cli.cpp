@@ -132,7 +132,7 @@ TEST(Cli, BadInputFailsWithOneLine) {
   expect_one_line_error(run("simulate /nonexistent/model.yaml"), "cannot open");
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --method nope"), "unknown method 'nope'");
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --integrator euler"),
-                        "integrator: expected 'rk2', 'rk4' or 'dopri5', got 'euler'");
+                        "integrator: expected 'rk2', 'rk4', 'dopri5' or 'bdf', got 'euler'");
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --dca-iterations many"),
                         "dca_max_iterations: expected an integer, got 'many'");
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --output-dt 0"), "output_dt");

@@ -107,7 +107,7 @@ double time_in_message(const std::string& what) {
 // ------------------------------------------------------------------------------------ names
 
 TEST(Integrators, NamesRoundTrip) {
-  for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5}) {
+  for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5, IntegratorKind::bdf}) {
     const auto parsed = parse_integrator(to_string(k));
     ASSERT_TRUE(parsed.has_value());
     EXPECT_EQ(*parsed, k);
@@ -115,9 +115,96 @@ TEST(Integrators, NamesRoundTrip) {
   EXPECT_EQ(to_string(IntegratorKind::rk2), "rk2");
   EXPECT_EQ(to_string(IntegratorKind::rk4), "rk4");
   EXPECT_EQ(to_string(IntegratorKind::dopri5), "dopri5");
+  EXPECT_EQ(to_string(IntegratorKind::bdf), "bdf");
   EXPECT_FALSE(parse_integrator("euler").has_value());
   EXPECT_FALSE(parse_integrator("").has_value());
   EXPECT_FALSE(parse_integrator("rk45").has_value());
+}
+
+// ------------------------------------------------------------------------------------ bdf
+
+namespace {
+
+// Prothero and Robinson's stiff test: y' = −λ (y − cos t) − sin t, y(0) = 2, so that
+// y = cos t + e^(−λt); with λ = 1e4 the transient dies within 1 ms and an explicit method's step
+// stays bound by its stability (|h λ| below ~3.3 for dopri5) long after.
+class ProtheroRobinson : public OdeSystem {
+ public:
+  explicit ProtheroRobinson(double lambda) : lambda_(lambda) {}
+  int size() const override { return 1; }
+  void rhs(double t, const VecX& x, VecX& dx) override { dx[0] = -lambda_ * (x[0] - std::cos(t)) - std::sin(t); }
+  double exact(double t) const { return std::cos(t) + std::exp(-lambda_ * t); }
+
+ private:
+  double lambda_;
+};
+
+IntegratorSettings bdf(double tol) {
+  IntegratorSettings s = adaptive(tol);
+  s.kind = IntegratorKind::bdf;
+  return s;
+}
+
+}  // namespace
+
+TEST(Integrators, BdfHonoursToleranceOnAStiffProblem) {
+  ProtheroRobinson p(1e4);
+  std::vector<double> t_out;
+  for (int k = 1; k <= 100; ++k) t_out.push_back(0.1 * k);
+  double prev_error = 1.0;
+  for (double tol : {1e-5, 1e-7, 1e-9}) {
+    const Trajectory r = run(p, bdf(tol), 0.0, VecX::Constant(1, 2.0), t_out);
+    ASSERT_EQ(r.t, t_out);
+    double e = 0.0;  // at every output time: the dense output too
+    for (std::size_t i = 0; i < r.t.size(); ++i) e = std::max(e, std::abs(r.x[i][0] - p.exact(r.t[i])));
+    // As for dopri5 above: the tolerance bounds each step's local error; 100 tol leaves the
+    // global error's accumulation over the steps a margin without being vacuous.
+    EXPECT_LT(e, 100.0 * tol) << "tol " << tol;
+    EXPECT_LT(e, 0.3 * prev_error) << "tol " << tol;  // 100x tighter: several times smaller
+    prev_error = e;
+    RecordProperty("bdf_error_tol_" + fmt(tol), fmt(e) + " steps " + std::to_string(r.stats.steps_accepted));
+  }
+}
+
+// The step counts, not the time: dopri5 on the stiff problem takes steps of about 3.3/λ for the
+// whole run, bdf follows the slow cos t once the transient is over.
+TEST(Integrators, BdfTakesAFractionOfDopri5sStepsOnAStiffProblem) {
+  ProtheroRobinson p(1e4);
+  const Trajectory explicit_run = run(p, adaptive(1e-6), 0.0, VecX::Constant(1, 2.0), {10.0});
+  const Trajectory implicit_run = run(p, bdf(1e-6), 0.0, VecX::Constant(1, 2.0), {10.0});
+  for (const Trajectory* r : {&explicit_run, &implicit_run}) EXPECT_LT(std::abs(r->x[0][0] - p.exact(10.0)), 1e-4);
+  EXPECT_GT(explicit_run.stats.steps_accepted, 20 * implicit_run.stats.steps_accepted)
+      << explicit_run.stats.steps_accepted << " against " << implicit_run.stats.steps_accepted;
+  RecordProperty("steps", std::to_string(explicit_run.stats.steps_accepted) + " dopri5, " +
+                              std::to_string(implicit_run.stats.steps_accepted) + " bdf");
+}
+
+// What the system throws inside CVODE's callback comes out of integrate() as itself; a derivative
+// that is not finite everywhere fails with the time, as the other integrators do.
+TEST(Integrators, BdfPassesOnTheSystemsErrors) {
+  class Throws : public OdeSystem {
+   public:
+    int size() const override { return 1; }
+    void rhs(double t, const VecX& x, VecX& dx) override {
+      if (t > 0.5) throw SingularConfigurationError("stop here");
+      dx[0] = -x[0];
+    }
+  } throws;
+  EXPECT_THROW(run(throws, bdf(1e-8), 0.0, VecX::Constant(1, 1.0), {1.0}), SingularConfigurationError);
+  class Nan : public OdeSystem {
+   public:
+    int size() const override { return 1; }
+    void rhs(double t, const VecX& x, VecX& dx) override { dx[0] = t > 0.5 ? std::nan("") : -x[0]; }
+  } nan;
+  try {
+    run(nan, bdf(1e-8), 0.0, VecX::Constant(1, 1.0), {1.0});
+    FAIL() << "no error";
+  } catch (const IntegrationError& e) {
+    EXPECT_NE(std::string(e.what()).find("non-finite state derivative"), std::string::npos) << e.what();
+    // The first evaluation past 0.5 is a stage of the step that crosses it (steps of ~0.05 here).
+    EXPECT_GT(time_in_message(e.what()), 0.5) << e.what();
+    EXPECT_LT(time_in_message(e.what()), 0.6) << e.what();
+  }
 }
 
 // ------------------------------------------------------------------------- fixed-step orders
@@ -265,7 +352,7 @@ TEST(Integrators, Dopri5RespectsDtMax) {
 TEST(Integrators, ReportsExactlyTheRequestedTimes) {
   Oscillator osc(1.0);
   const std::vector<double> t_out{0.0, 0.1, 0.35, 0.7, 1.234};
-  for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5}) {
+  for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5, IntegratorKind::bdf}) {
     IntegratorSettings s = k == IntegratorKind::dopri5 ? adaptive(1e-10) : fixed(k, 0.1);
     const Trajectory r = run(osc, s, 0.0, osc.initial(), t_out);
     EXPECT_EQ(r.t, t_out) << to_string(k);  // exact double comparison
@@ -284,7 +371,7 @@ TEST(Integrators, ReportsExactlyTheRequestedTimes) {
 TEST(Integrators, OutputTimesAfterT0AndDuplicates) {
   Oscillator osc(1.0);
   const std::vector<double> t_out{0.25, 0.25, 0.5, 1.0, 1.0};
-  for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5}) {
+  for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5, IntegratorKind::bdf}) {
     IntegratorSettings s = k == IntegratorKind::dopri5 ? adaptive(1e-8) : fixed(k, 0.1);
     const Trajectory r = run(osc, s, 0.0, osc.initial(), t_out);
     EXPECT_EQ(r.t, t_out) << to_string(k);
@@ -418,7 +505,7 @@ class BlowUp : public OdeSystem {
 }  // namespace
 
 TEST(Integrators, NanRhsThrowsWithTime) {
-  for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5}) {
+  for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5, IntegratorKind::bdf}) {
     NanAfterHalf sys;
     IntegratorSettings s = k == IntegratorKind::dopri5 ? adaptive(1e-8) : fixed(k, 0.01);
     try {
@@ -485,7 +572,7 @@ TEST(Integrators, InvalidArguments) {
 // without NDEBUG): Eigen then asserts on any heap allocation while it is forbidden. The work
 // vectors are allocated before t0 is reported, so allocation is forbidden from there to the end.
 TEST(Integrators, NoHeapAllocationPerStep) {
-  for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5}) {
+  for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5, IntegratorKind::bdf}) {
     // DriftingCircle::post_step copies a VecX for its bookkeeping; this projection does not.
     struct Quiet : DriftingCircle {
       void post_step(double, VecX& x) override { x /= x.norm(); }

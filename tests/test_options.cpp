@@ -72,7 +72,7 @@ TEST(Options, ValuesAreCheckedWithTheOptionsName) {
     return message_of([&] { set_option_text(table, s, name, text); });
   };
   EXPECT_EQ(message("on_singular", "maybe"), "on_singular: expected 'stop' or 'continue', got 'maybe'");
-  EXPECT_EQ(message("integrator", "euler"), "integrator: expected 'rk2', 'rk4' or 'dopri5', got 'euler'");
+  EXPECT_EQ(message("integrator", "euler"), "integrator: expected 'rk2', 'rk4', 'dopri5' or 'bdf', got 'euler'");
   EXPECT_EQ(message("dca_max_iterations", "2.5"), "dca_max_iterations: expected an integer, got '2.5'");
   EXPECT_EQ(message("t_end", "soon"), "t_end: expected a number, got 'soon'");
   EXPECT_THROW(set_option(table, s, "t_end", OptionValue()), OptionError);  // only optional ones are unset

@@ -290,7 +290,7 @@ void print_summary(const SimulateOptions& o, const RunSettings& settings, const 
   std::fputs(initial.c_str(), stdout);
   std::printf("method      %s, integrator %s", r.method.c_str(), std::string(to_string(r.integrator)).c_str());
   const IntegratorSettings& is = settings.simulation.integrator;
-  if (r.integrator == IntegratorKind::dopri5) std::printf(" (rtol %g, atol %g)", is.rtol, is.atol);
+  if (error_controlled(r.integrator)) std::printf(" (rtol %g, atol %g)", is.rtol, is.atol);
   else std::printf(" (dt %g)", is.dt);
   for (const Handover& h : r.handovers) std::printf(" (auto: %s stopped, see above)", h.from.c_str());
   std::printf("\n");

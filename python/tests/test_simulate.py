@@ -128,7 +128,7 @@ def test_a_diverging_run_raises_integration_error():
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
-    ({"integrator": "euler"}, ValueError, "integrator: expected 'rk2', 'rk4' or 'dopri5', got 'euler'"),
+    ({"integrator": "euler"}, ValueError, "integrator: expected 'rk2', 'rk4', 'dopri5' or 'bdf', got 'euler'"),
     ({"output_dt": float("nan")}, ValueError, "output_dt is nan"),
     ({"q0": np.zeros(5)}, ValueError, "q0: expected a 1-D array of nq = 2 numbers, got shape \\(5,\\)"),
     ({"method": "nope"}, loopdyn.ModelError, "unknown method 'nope'"),

@@ -1,4 +1,5 @@
-// Time integrators: fixed-step Heun (RK2) and classical RK4, adaptive Dormand–Prince 5(4).
+// Time integrators: fixed-step Heun (RK2) and classical RK4, adaptive Dormand–Prince 5(4), and
+// the implicit BDF of SUNDIALS' CVODE for stiff systems.
 //
 // References: E. Hairer, S. P. Nørsett, G. Wanner, Solving Ordinary Differential Equations I,
 // 2nd ed., Springer 1993 (HNW): Butcher tableau of DOPRI5 (Sect. II.5, Table 5.2), weighted error
@@ -6,14 +7,28 @@
 // (Sect. II.6, dense output of order 4); PI ("Lund") stabilisation of the step-size controller
 // with the constants of Hairer's DOPRI5 code (Gustafsson; HNW vol. II, Sect. IV.2).
 //
+// BDF: CVODE (A. C. Hindmarsh et al., SUNDIALS: Suite of nonlinear and differential/algebraic
+// equation solvers, ACM TOMS 31 (2005) 363-396; Debian's libsundials-dev 6.4): variable-order
+// (1-5), variable-step backward differentiation formulas, Newton iterations with a dense
+// difference-quotient Jacobian that CVODE reuses across steps, local error test against rtol and
+// atol, interpolated output (CVodeGetDky). The joint-coordinate methods give it their ODE; it
+// needs no Jacobian from them.
+//
 // All work vectors are allocated once per integrate() call; a step does no heap allocation
-// (Eigen coefficient-wise expressions assigned into pre-sized vectors and O(1) swaps).
+// (Eigen coefficient-wise expressions assigned into pre-sized vectors and O(1) swaps; CVODE's
+// vectors and matrix are made once).
 #include "loopdyn/run/integrators.hpp"
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <utility>
 
@@ -21,10 +36,11 @@ namespace loopdyn {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, IntegratorKind>, 3> integrator_names{{
+constexpr std::array<std::pair<std::string_view, IntegratorKind>, 4> integrator_names{{
     {"rk2", IntegratorKind::rk2},
     {"rk4", IntegratorKind::rk4},
     {"dopri5", IntegratorKind::dopri5},
+    {"bdf", IntegratorKind::bdf},
 }};
 
 // " at t = <time>" with enough digits to identify the double.
@@ -54,6 +70,9 @@ class Driver {
       case IntegratorKind::dopri5:
         run_dopri5();
         break;
+      case IntegratorKind::bdf:
+        run_bdf();
+        break;
     }
     return stats_;
   }
@@ -81,9 +100,10 @@ class Driver {
       prev = t;
     }
     if (set_.max_steps <= 0) throw std::invalid_argument("integrate: max_steps must be positive");
-    if (set_.kind == IntegratorKind::dopri5) {
+    if (error_controlled(set_.kind)) {
       if (!(set_.rtol >= 0.0) || !(set_.atol >= 0.0) || !(set_.rtol + set_.atol > 0.0))
-        throw std::invalid_argument("integrate: dopri5 needs rtol >= 0, atol >= 0, rtol + atol > 0");
+        throw std::invalid_argument("integrate: " + std::string(to_string(set_.kind)) +
+                                    " needs rtol >= 0, atol >= 0, rtol + atol > 0");
       if (!(set_.dt_max > 0.0)) throw std::invalid_argument("integrate: dt_max must be positive");
       if (std::isnan(set_.dt)) throw std::invalid_argument("integrate: dt is NaN");
     } else if (!(set_.dt > 0.0) || !std::isfinite(set_.dt)) {
@@ -323,6 +343,122 @@ class Driver {
       h = h_new;
     }
   }
+
+  // ---------------------------------------------------------------- BDF (CVODE)
+  // CVODE's objects, released on every path.
+  struct Cvode {
+    SUNContext context = nullptr;
+    N_Vector y = nullptr, dky = nullptr;
+    SUNMatrix jacobian = nullptr;
+    SUNLinearSolver solver = nullptr;
+    void* memory = nullptr;
+    ~Cvode() {
+      if (memory) CVodeFree(&memory);
+      if (solver) SUNLinSolFree(solver);
+      if (jacobian) SUNMatDestroy(jacobian);
+      if (dky) N_VDestroy(dky);
+      if (y) N_VDestroy(y);
+      if (context) SUNContext_Free(&context);
+    }
+  };
+  VecX bdf_x_, bdf_dx_;               // the callback's copies of CVODE's vectors
+  std::exception_ptr bdf_error_;      // what the system threw inside a CVODE callback
+  std::string bdf_message_;           // CVODE's own message of its last error
+
+  // f(t, y) for CVODE, counted and checked as eval() does. What it throws (a non-finite
+  // derivative too, as for the other integrators: retrying shorter steps would only creep up to
+  // the time it appears) stops CVODE and is rethrown once CVODE returns: no exception may cross
+  // its C frames.
+  static int bdf_rhs(double t, N_Vector y, N_Vector ydot, void* data) {
+    Driver& d = *static_cast<Driver*>(data);
+    try {
+      d.bdf_x_ = Eigen::Map<const VecX>(N_VGetArrayPointer(y), d.n_);
+      d.eval(t, d.bdf_x_, d.bdf_dx_);
+      Eigen::Map<VecX>(N_VGetArrayPointer(ydot), d.n_) = d.bdf_dx_;
+      return 0;
+    } catch (...) {
+      d.bdf_error_ = std::current_exception();
+      return -1;
+    }
+  }
+
+  static void bdf_message(int /*code*/, const char* /*module*/, const char* /*function*/, char* message,
+                          void* data) {
+    static_cast<Driver*>(data)->bdf_message_ = message;  // reported by fail(), not on stderr
+  }
+
+  void bdf_check(int flag, const char* call, double t) {
+    if (bdf_error_) std::rethrow_exception(bdf_error_);
+    if (flag < 0)
+      fail(std::string("bdf: ") + call + " failed (" + CVodeGetReturnFlagName(flag) + ")" +
+               (bdf_message_.empty() ? "" : ": " + bdf_message_),
+           t);
+  }
+
+  void run_bdf() {
+    VecX x = x0_, xd(n_), copy(n_);
+    double t = t0_;
+    const double t_end = t_out_.back();
+    emit_up_to(t, x);
+    if (next_out_ == t_out_.size()) return;
+    if (n_ == 0) {  // nothing moves: every output time holds the empty state
+      emit_up_to(t_end, x);
+      return;
+    }
+    bdf_x_.resize(n_);
+    bdf_dx_.resize(n_);
+    Cvode c;
+    if (SUNContext_Create(nullptr, &c.context) != 0) throw std::bad_alloc();
+    c.y = N_VNew_Serial(n_, c.context);
+    c.dky = N_VNew_Serial(n_, c.context);
+    c.jacobian = SUNDenseMatrix(n_, n_, c.context);
+    c.memory = CVodeCreate(CV_BDF, c.context);
+    if (!c.y || !c.dky || !c.jacobian || !c.memory) throw std::bad_alloc();
+    c.solver = SUNLinSol_Dense(c.y, c.jacobian, c.context);
+    if (!c.solver) throw std::bad_alloc();
+    Eigen::Map<VecX> y(N_VGetArrayPointer(c.y), n_), dky(N_VGetArrayPointer(c.dky), n_);
+    y = x;
+    bdf_check(CVodeSetErrHandlerFn(c.memory, bdf_message, this), "CVodeSetErrHandlerFn", t);
+    bdf_check(CVodeInit(c.memory, bdf_rhs, t, c.y), "CVodeInit", t);
+    bdf_check(CVodeSetUserData(c.memory, this), "CVodeSetUserData", t);
+    bdf_check(CVodeSStolerances(c.memory, set_.rtol, set_.atol), "CVodeSStolerances", t);
+    bdf_check(CVodeSetLinearSolver(c.memory, c.solver, c.jacobian), "CVodeSetLinearSolver", t);
+    bdf_check(CVodeSetMaxNumSteps(c.memory, set_.max_steps), "CVodeSetMaxNumSteps", t);
+    if (std::isfinite(set_.dt_max)) bdf_check(CVodeSetMaxStep(c.memory, set_.dt_max), "CVodeSetMaxStep", t);
+    if (set_.dt > 0.0) bdf_check(CVodeSetInitStep(c.memory, std::min(set_.dt, t_end - t)), "CVodeSetInitStep", t);
+
+    while (t < t_end) {
+      check_step_budget(t);
+      // Ahead of a change point the system asks for a shorter step: the step ends there.
+      double h = 0.0;
+      CVodeGetCurrentStep(c.memory, &h);
+      const double shorter = h > 0.0 ? sys_.adjust_step(t, h) : h;
+      const double stop = shorter > 0.0 && shorter < h ? std::min(t_end, t + shorter) : t_end;
+      bdf_check(CVodeSetStopTime(c.memory, stop), "CVodeSetStopTime", t);
+      double t_new = t;
+      bdf_check(CVode(c.memory, t_end, c.y, &t_new, CV_ONE_STEP), "CVode", t);
+      ++stats_.steps_accepted;
+      long error_tests = 0, convergence = 0;
+      CVodeGetNumErrTestFails(c.memory, &error_tests);
+      CVodeGetNumNonlinSolvConvFails(c.memory, &convergence);
+      stats_.steps_rejected = error_tests + convergence;
+      // Output times inside the step from CVODE's interpolating polynomial of the step.
+      while (next_out_ < t_out_.size() && t_out_[next_out_] < t_new) {
+        bdf_check(CVodeGetDky(c.memory, t_out_[next_out_], 0, c.dky), "CVodeGetDky", t_new);
+        xd = dky;
+        output_(t_out_[next_out_++], xd);
+      }
+      t = t_new;
+      x = y;
+      // The hook's changes (a completion of dependent coordinates, a normalized quaternion, a
+      // projection) are the system's view of the step: CVODE keeps its own state and history,
+      // which a restart would cut back to order 1 at every step. The methods complete the state at
+      // every evaluation, so CVODE's dependent components steer nothing; they stay within its
+      // error control like the others.
+      post_step(t, x, copy);
+      emit_up_to(t, x);
+    }
+  }
 };
 
 }  // namespace
@@ -342,7 +478,7 @@ std::string_view to_string(IntegratorKind kind) {
 StepPlan step_plan(const IntegratorSettings& settings) {
   StepPlan plan;
   plan.integrator = to_string(settings.kind);
-  plan.fixed_step = settings.kind != IntegratorKind::dopri5;
+  plan.fixed_step = !error_controlled(settings.kind);
   plan.step = settings.dt;
   plan.stability_limit = settings.kind == IntegratorKind::rk2 ? 2.0 : 2.785;
   return plan;

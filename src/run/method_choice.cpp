@@ -34,7 +34,7 @@ MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind in
     return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
                           "reduction stays linear in its size"};
   const auto takes = [&](const char* method) { return method_info(method).scope_problem(model, q).empty(); };
-  if (integrator != IntegratorKind::dopri5 && largest >= kSrmAggregatedBody && takes("srm"))
+  if (!error_controlled(integrator) && largest >= kSrmAggregatedBody && takes("srm"))
     return {"srm", size + " (>= " + std::to_string(kSrmAggregatedBody) +
                        "), its loops do not close one at a time, and the step is fixed: sequential "
                        "regularization is the linear method, where the dense one is cubic in that size"};
@@ -43,8 +43,9 @@ MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind in
                        "), its loops do not close one at a time: divide and conquer is linear in that size, where "
                        "the dense solve is cubic, and crosses the singular configurations such bodies pass"};
   return {"lagrange-dense", size + ": embedding's local solves would cost as much as the dense one" +
-                                (integrator == IntegratorKind::dopri5 && largest >= kSrmAggregatedBody
-                                     ? std::string(", and dopri5's tolerances rule out srm's fixed-step regularization")
+                                (error_controlled(integrator) && largest >= kSrmAggregatedBody
+                                     ? ", and " + std::string(to_string(integrator)) +
+                                           "'s tolerances rule out srm's fixed-step regularization"
                                      : std::string())};
 }
 

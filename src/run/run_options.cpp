@@ -47,7 +47,8 @@ const OptionTable<RunSettings>& run_options() {
                               "(`loopdyn info` says which and why) and starts again with dca where its choice stops"));
     Option<R> integrator = run_option(
         "integrator", OptionKind::choice, "",
-        "rk2, rk4 or dopri5; unset: dopri5, error-controlled by `rtol` and `atol` (rk4 for the fixed-step method srm)",
+        "rk2, rk4, dopri5 or bdf (implicit, for stiff mechanisms: docs/methods.md, \"Integrators\"); unset: dopri5, "
+        "error-controlled by `rtol` and `atol` (rk4 for the fixed-step method srm)",
         [](const R& s) {
           return s.integrator ? OptionValue(std::string(to_string(*s.integrator))) : OptionValue();
         },
@@ -55,15 +56,15 @@ const OptionTable<RunSettings>& run_options() {
           if (std::holds_alternative<std::monostate>(v)) s.integrator.reset();
           else s.integrator = parse_integrator(detail::value_as<std::string>("integrator", v));
         });
-    integrator.choices = {"rk2", "rk4", "dopri5"};
+    integrator.choices = {"rk2", "rk4", "dopri5", "bdf"};
     integrator.optional = true;
     t.push_back(std::move(integrator));
-    t.push_back(run_real("dt", "s", "fixed step (rk2, rk4; at most `output_dt`: every output time ends a step); initial step (dopri5)",
+    t.push_back(run_real("dt", "s", "fixed step (rk2, rk4; at most `output_dt`: every output time ends a step); initial step (dopri5, bdf)",
                          [](auto& s) -> auto& { return s.simulation.integrator.dt; }));
     t.push_back(run_real("t_end", "s", "final time", [](auto& s) -> auto& { return s.simulation.t_end; }));
-    t.push_back(run_real("rtol", "", "relative tolerance (dopri5)",
+    t.push_back(run_real("rtol", "", "relative tolerance (dopri5, bdf)",
                          [](auto& s) -> auto& { return s.simulation.integrator.rtol; }));
-    t.push_back(run_real("atol", "", "absolute tolerance (dopri5)",
+    t.push_back(run_real("atol", "", "absolute tolerance (dopri5, bdf)",
                          [](auto& s) -> auto& { return s.simulation.integrator.atol; }));
     t.push_back(run_real("output_dt", "s", "interval between output rows",
                          [](auto& s) -> auto& { return s.simulation.output_dt; }));
@@ -93,8 +94,8 @@ const OptionTable<RunSettings>& run_options() {
     watch.negation = "no_watch";
     t.push_back(std::move(watch));
     t.push_back(run_real("fixed_step_accuracy", "",
-                         "relative accuracy the run watch holds a fixed-step run (rk2, rk4) to; dopri5 runs are held "
-                         "to `rtol`",
+                         "relative accuracy the run watch holds a fixed-step run (rk2, rk4) to; dopri5 and bdf runs "
+                         "are held to `rtol`",
                          [](auto& s) -> auto& { return s.simulation.watch.fixed_step_accuracy; }));
     return t;
   }();

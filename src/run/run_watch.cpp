@@ -35,10 +35,11 @@ RunWatch::RunWatch(const Model& model, const WatchSettings& settings, const Inte
   phi_.resize(static_cast<Eigen::Index>(all.size()));
   phidot_.resize(phi_.size());
   rows_ = Constraints(std::move(all));
-  const bool fixed = integrator.kind != IntegratorKind::dopri5;
+  const bool fixed = !error_controlled(integrator.kind);
   per_step_ = !fixed;
   summary_.watched = true;
   summary_.accuracy = fixed ? settings.fixed_step_accuracy : integrator.rtol;
+  atol_ = fixed ? 0.0 : integrator.atol;
   integrator_ = std::string(to_string(integrator.kind));
   if (!(summary_.accuracy > 0.0) || !std::isfinite(summary_.accuracy))
     throw std::invalid_argument("the run watch needs an accuracy > 0 (" +
@@ -113,11 +114,15 @@ void RunWatch::check_balance(double t, const VecX& q, double work) {
   summary_.worst_balance = std::max(summary_.worst_balance, std::abs(balance));
   const double roundoff =
       kWatchRoundoff * std::numeric_limits<double>::epsilon() * (gravity_terms_ + e.kinetic + std::abs(work));
-  const double bound = std::max(balance_factor() * summary_.accuracy * summary_.balance_scale, roundoff);
+  const double moved = (gravity_terms_ + e.kinetic + e.springs) / std::min(1.0, summary_.length);
+  const double bound =
+      std::max(balance_factor() * (summary_.accuracy * summary_.balance_scale + atol_ * moved), roundoff);
   if (!(std::abs(balance) <= bound))
     fail(t, "energy balance: kinetic + potential - work of the applied forces has changed by " + number(balance) +
                 " J since the start (bound " + number(bound) + " J, " + number(balance_factor() * summary_.accuracy) +
-                " of the run's energy scale " + number(summary_.balance_scale) + " J)");
+                " of the run's energy scale " + number(summary_.balance_scale) + " J" +
+                (atol_ > 0.0 ? ", plus " + number(balance_factor() * atol_ * moved) + " J for atol" : std::string()) +
+                ")");
 }
 
 void RunWatch::check_completion(double t, const VecX& before, const Eigen::Ref<const VecX>& after) {

@@ -48,11 +48,17 @@ Simulator::Simulator(const Model& model, Formulation& formulation, const Simulat
   // A fixed-step integrator lands on every output time: a step longer than the output interval
   // would be cut to it, and the run would not be the one asked for.
   const IntegratorSettings& is = settings_.integrator;
-  if (is.kind != IntegratorKind::dopri5 && is.dt > settings_.output_dt * (1.0 + 1e-12))
+  if (!error_controlled(is.kind) && is.dt > settings_.output_dt * (1.0 + 1e-12))
     throw std::invalid_argument("the fixed step `dt = " + format_time(is.dt) + "` of " +
                                 std::string(to_string(is.kind)) + " is longer than the interval between output rows `" +
                                 "output_dt = " + format_time(settings_.output_dt) + "`, and every output time is a step's end: " +
                                 "ask rows every step (`output_dt = " + format_time(is.dt) + "`, or a multiple of it) or a smaller step");
+  // bdf keeps its own state (integrators.cpp): a projection after its steps would change only the
+  // hook's copy, and the rows would not be projected.
+  if (settings_.project && is.kind == IntegratorKind::bdf)
+    throw std::invalid_argument("`project` does not apply to bdf, which integrates from its own state and history: "
+                                "run bdf without it (its closure is held by its tolerances and checked by the run "
+                                "watch), or project with dopri5");
   if (settings_.reactions) {
     // A formulation outside the registry is checked by Reactions::compute (the size of λ).
     const MethodInfo* method = find_method(formulation_.name());

@@ -1,7 +1,8 @@
 // Time integrators for first-order systems ẋ = f(t, x): fixed-step Heun (RK2) and classical RK4,
 // adaptive Dormand–Prince 5(4) with PI step-size control and dense output (Hairer, Nørsett,
-// Wanner, Solving ODEs I, II.4-II.6). A post-step hook runs after every accepted step
-// (quaternion normalization, constraint projection).
+// Wanner, Solving ODEs I, II.4-II.6), and for stiff systems the implicit variable-order BDF of
+// SUNDIALS' CVODE (Newton iterations on a difference-quotient Jacobian, dense output). A
+// post-step hook runs after every accepted step (quaternion normalization, constraint projection).
 #pragma once
 
 #include <functional>
@@ -31,16 +32,20 @@ class OdeSystem {
   virtual double adjust_step(double /*t*/, double h) { return h; }
 };
 
-enum class IntegratorKind { rk2, rk4, dopri5 };
+enum class IntegratorKind { rk2, rk4, dopri5, bdf };
 std::optional<IntegratorKind> parse_integrator(std::string_view name);
 std::string_view to_string(IntegratorKind kind);
+/// dopri5 and bdf choose their steps by rtol and atol; rk2 and rk4 take fixed steps of dt.
+constexpr bool error_controlled(IntegratorKind kind) {
+  return kind == IntegratorKind::dopri5 || kind == IntegratorKind::bdf;
+}
 
 struct IntegratorSettings {
   IntegratorKind kind = IntegratorKind::rk4;
-  double dt = 1e-3;       ///< fixed step (rk2, rk4); initial step guess for dopri5 (<= 0: automatic)
-  double rtol = 1e-8;     ///< dopri5 relative tolerance
-  double atol = 1e-10;    ///< dopri5 absolute tolerance
-  double dt_max = std::numeric_limits<double>::infinity();  ///< dopri5 largest step
+  double dt = 1e-3;       ///< fixed step (rk2, rk4); initial step guess for dopri5, bdf (<= 0: automatic)
+  double rtol = 1e-8;     ///< relative tolerance (dopri5, bdf)
+  double atol = 1e-10;    ///< absolute tolerance (dopri5, bdf)
+  double dt_max = std::numeric_limits<double>::infinity();  ///< largest step (dopri5, bdf)
   long max_steps = 100'000'000;
 };
 
@@ -55,8 +60,10 @@ struct IntegrationStats {
 
 /// Integrates from (t0, x0) and calls output(t, x) at every time of t_out (sorted, >= t0).
 /// Fixed-step methods shorten the step that would pass an output time so that it lands on it;
-/// dopri5 reports output times by dense output (Hairer's 4th-order continuous extension) without
-/// shortening its steps. Returns the work done.
+/// dopri5 and bdf report output times by dense output (Hairer's 4th-order continuous extension;
+/// CVODE's interpolating polynomial) without shortening their steps. Returns the work done (bdf:
+/// its evaluations include those of its difference-quotient Jacobians; rejected steps count error
+/// test and Newton convergence failures).
 IntegrationStats integrate(OdeSystem& system, const IntegratorSettings& settings, double t0, const VecX& x0,
                            const std::vector<double>& t_out,
                            const std::function<void(double t, const VecX& x)>& output);

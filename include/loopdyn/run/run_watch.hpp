@@ -21,7 +21,11 @@
 //    whose terms may be far larger than S_E (a long chain hanging at rest, or high above the
 //    origin: −Σ m g·c), so the bound is at least their round-off, kWatchRoundoff ε (Σ |m g·c| at
 //    the start + T + |W|): a sum of n terms is within n ε of its terms' magnitude, and the
-//    bound counts up to 1e3 terms.
+//    bound counts up to 1e3 terms. An error-controlled integrator also holds each coordinate to
+//    its atol, which a run released from rest uses in full while S_E is still tiny (bdf's first,
+//    first-order steps): the bound adds F_E atol A, A = (Σ |m g·c| + T + V_springs) / min(1, L),
+//    the energy that moves when every coordinate is off by one unit (a radian, or a metre of a
+//    mechanism of size L).
 //  * continuity: a method that closes its loops by position analysis (gcp, nullspace, embedding) or
 //    overwrites its dependent speeds (rcr) completes every accepted step's joint state, and may
 //    choose its independent coordinates again there. That must move the state only by the step's
@@ -109,6 +113,7 @@ class RunWatch {
   VecX phi_, phidot_;
   double start_energy_ = 0.0, start_gravity_ = 0.0, speed_ = 1.0;
   double gravity_terms_ = 0.0;  ///< Σ |m g·c| at the start (the balance's round-off)
+  double atol_ = 0.0;           ///< the integrator's atol (error-controlled), 0 for a fixed step
   bool per_step_ = false;  ///< dopri5: the balance's budget grows with the steps
   std::string integrator_;
   WatchSummary summary_;
