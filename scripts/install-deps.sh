@@ -18,7 +18,7 @@ packages=(g++ cmake make libeigen3-dev libyaml-cpp-dev libyaml-dev libcli11-dev 
           libmujoco-dev libtinyxml2-dev libmujoco-samples  # MJCF: MuJoCo, tinyxml2; the samples for tests
           libmuparser-dev  # drives: motions as expressions of t
           libsundials-dev  # the implicit integrator (bdf): CVODE
-          python3-distributed python3-tqdm  # `loopdyn sweep`: parameter studies on Dask, its progress bar
+          python3-distributed python3-tqdm python3-yaml  # `loopdyn sweep`: parameter studies on Dask, its progress bar, study files
           libjs-three)
 if [ "${1:-}" = "--test" ]; then
   packages+=(chromium pkgconf python3-mypy)
