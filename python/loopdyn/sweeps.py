@@ -162,7 +162,7 @@ def load_study(path: _typing.Union[str, "_os.PathLike[str]"]) -> Study:
     unknown settings and malformed laws are StudyErrors naming the file and the key."""
     import yaml  # type: ignore[import]  # Debian's python3-yaml (a dependency of Dask) has no stubs
 
-    from . import ModelError, _convert, options
+    from . import ModelError, _convert, _normalized_yaml, options
 
     source = _os.fspath(path)
     try:
@@ -198,11 +198,19 @@ def load_study(path: _typing.Union[str, "_os.PathLike[str]"]) -> Study:
         _fail(source, "parameters", "give at least one parameter: path: values")
     parameters = [_parameter(source, str(p), s) for p, s in specs.items()]
     for p in parameters:
+        # The path on a copy of the model with the first value (a draw's: 0), which the model-file
+        # reader then checks for its keys and shapes (not its physics: a zero mass is the runs').
         probe = p.values[0] if p.values is not None else 0.0
+        probe_doc = _copy.deepcopy(model_doc)
         try:
-            _apply(_copy.deepcopy(model_doc), dict(settings), p.path, probe, known)  # the path only
+            _apply(probe_doc, dict(settings), p.path, probe, known)
         except (KeyError, IndexError, TypeError) as e:
             _fail(source, f"parameters.{p.path}", str(e.args[0]) if e.args else str(e))
+        if not p.path.startswith("settings."):
+            try:
+                _normalized_yaml(_json.dumps(probe_doc), model_path)
+            except ModelError as e:
+                _fail(source, f"parameters.{p.path}", f"the model file takes no {probe!r} there: {e}")
 
     random = doc.get("random") or {}
     if not isinstance(random, dict):
