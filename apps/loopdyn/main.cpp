@@ -91,7 +91,6 @@ class ProgressLine {
 };
 
 // Name of speed k without the "u." prefix: <joint>[.i].
-std::string speed_name(const Model& model, int k) { return model.coordinate_names()[model.nq + k].substr(2); }
 
 // The summary line of the initial state (start_state.hpp), empty for a model without loops.
 std::string initial_state_line(const Model& model, const StartState& s) {
@@ -106,7 +105,7 @@ std::string initial_state_line(const Model& model, const StartState& s) {
   constexpr std::size_t kShownSpeeds = 8;
   std::string independent;
   for (std::size_t k = 0; k < a.independent_speeds.size() && k < kShownSpeeds; ++k)
-    independent.append(k ? ", " : "").append(speed_name(model, a.independent_speeds[k]));
+    independent.append(k ? ", " : "").append(model.speed_name(a.independent_speeds[k]));
   if (a.independent_speeds.size() > kShownSpeeds)
     independent.append(" and ").append(std::to_string(a.independent_speeds.size() - kShownSpeeds)).append(" more");
   std::snprintf(line, sizeof line, "assembled   %s, position residual %.3g, velocity residual %.3g; ",

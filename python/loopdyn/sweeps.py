@@ -517,10 +517,15 @@ def local_cluster(workers: int) -> _typing.Any:
     """A Dask LocalCluster of `workers` processes of one thread each (a run uses one core), whose
     workers do not sample their stacks for Dask's dashboard profile (every 10 ms it takes the GIL
     from the runs' Python part: the four-bar study of bench/run_sweep.sh ran 10-25 % slower with it)."""
+    import logging
+
     import dask
     from distributed import LocalCluster
     with dask.config.set({"distributed.worker.profile.enabled": False}):  # the workers inherit it
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+        # Its processes log nothing below CRITICAL: at a Ctrl-C a worker's last heartbeat can find
+        # the scheduler closed and print a traceback; a lost worker reaches the sweep as an error.
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                            silence_logs=logging.CRITICAL)
 
 
 def sweep(study: _typing.Union[str, "_os.PathLike[str]", Study], out: _typing.Optional[str] = None,

@@ -73,9 +73,8 @@ py::dict assembly_dict(const Model& model, const AssemblyResult& r) {
   d["iterations"] = r.iterations;
   d["position_residual"] = r.position_residual;
   d["velocity_residual"] = r.velocity_residual;
-  const std::vector<std::string> names = model.coordinate_names();
   std::vector<std::string> speeds;
-  for (int k : r.independent_speeds) speeds.push_back(names[static_cast<std::size_t>(model.nq + k)].substr(2));
+  for (int k : r.independent_speeds) speeds.push_back(model.speed_name(k));
   d["independent_speeds"] = speeds;
   d["independent_speed_indices"] = r.independent_speeds;
   return d;

@@ -228,10 +228,21 @@ void Model::normalize(Eigen::Ref<VecX> q) const {
 }
 
 std::string Model::speed_names(const std::vector<int>& speeds) const {
-  const std::vector<std::string> names = coordinate_names();
   std::string out;
-  for (int k : speeds) out.append(out.empty() ? "" : ", ").append(names[nq + k]);
+  for (int k : speeds) out.append(out.empty() ? "u." : ", u.").append(speed_name(k));
   return out;
+}
+
+namespace {
+// Coordinate k of a joint's n, named by the joint: "<joint>", or "<joint>.<k>" when it has several.
+std::string joint_coordinate(const std::string& joint, int k, int n) {
+  return n > 1 ? joint + "." + std::to_string(k) : joint;
+}
+}  // namespace
+
+std::string Model::speed_name(int k) const {
+  const int b = v_body[static_cast<std::size_t>(k)];
+  return joint_coordinate(joints[b].name, k - v_index[b], nv_joint[b]);
 }
 
 std::string quoted_list(const std::vector<std::string>& names, std::size_t shown) {
@@ -246,12 +257,7 @@ std::vector<std::string> Model::coordinate_names() const {
   for (const char* prefix : {"q.", "u."}) {
     for (int i = 0; i < nbodies; ++i) {
       const int n = prefix[0] == 'q' ? nq_joint[i] : nv_joint[i];
-      for (int k = 0; k < n; ++k) {
-        std::string name(prefix);
-        name += joints[i].name;
-        if (n > 1) name.append(".").append(std::to_string(k));
-        names.push_back(std::move(name));
-      }
+      for (int k = 0; k < n; ++k) names.push_back(std::string(prefix).append(joint_coordinate(joints[i].name, k, n)));
     }
   }
   return names;

@@ -132,6 +132,9 @@ struct Model {
   std::vector<std::string> coordinate_names() const;
   /// The CSV names of the given speeds (u.<joint>[.<i>]), comma-separated, for messages.
   std::string speed_names(const std::vector<int>& speeds) const;
+  /// Speed k by its joint, as the CLI and Python name independent speeds: <joint>[.<i>] (its CSV
+  /// column without "u.").
+  std::string speed_name(int k) const;
 };
 
 /// Names for messages, quoted and comma-separated, the first `shown` named and the others counted:
