@@ -666,9 +666,15 @@ int sweep(const std::vector<std::string>& args) {
   ::execv(argv[0], argv.data());
   std::fprintf(stderr, "loopdyn: error: cannot run %s for `loopdyn sweep`: %s\n", argv[0], std::strerror(errno));
 #else
-  (void)args;
-  std::fprintf(stderr, "loopdyn: error: `loopdyn sweep` runs on Dask from loopdyn's Python package, which this "
-                       "build leaves out (configured with -DLOOPDYN_PYTHON=OFF)\n");
+  // Help is still help: it says what the command is and why this build cannot run it.
+  constexpr const char* kLeftOut = "`loopdyn sweep` runs on Dask from loopdyn's Python package, which this build "
+                                   "leaves out (configured with -DLOOPDYN_PYTHON=OFF)";
+  if (!args.empty() && (args.front() == "--help" || args.front() == "-h")) {
+    std::printf("Usage: loopdyn sweep STUDY [OPTIONS]\n\nRuns a parameter study (docs/sweeps.md) on Dask "
+                "distributed.\n%s: rebuild with -DLOOPDYN_PYTHON=ON to use it.\n", kLeftOut);
+    return 0;
+  }
+  std::fprintf(stderr, "loopdyn: error: %s\n", kLeftOut);
 #endif
   return 1;
 }
