@@ -1,5 +1,5 @@
 // The IFToMM benchmark cases of docs/results.md with their references (iftomm.hpp for A02's exact
-// motion, andrews.hpp for A03's own equations, absolute_coordinates.hpp for A04): what the tests
+// motion, andrews.hpp for A03's own equations, absolute_coordinates.hpp for A04 and A05): what the tests
 // and bench/iftomm_results run. Also the singular four-bar of paper 001 (its exact 1-dof motion,
 // park_parallelogram_exact) and the five-bar and double loop of paper 004 (absolute coordinates).
 #pragma once
@@ -43,6 +43,12 @@ BenchmarkCase a03_case(const std::string& models_dir, double t_end, double h = 2
 /// A04 Bricard (models/iftomm_a04_bricard.yaml) over t_end (the benchmark: 10 s), P3 from the
 /// absolute-coordinate reference with RK4 step h.
 BenchmarkCase a04_case(const std::string& models_dir, double t_end, double h = 2.5e-4);
+/// A05 stiff flyball governor (models/iftomm_a05_flyball.yaml) over t_end, the slider's centre (its
+/// z is the benchmark's s) from the absolute-coordinate reference with RK4 step h. The couplers'
+/// damping (a mode near −1.3e4 /s) bounds RK4's stable step near 2e-4 s; at kA05Step s(1 s) is
+/// within 3e-13 m of RK4 at 1e-5 s (tests/test_stiff.cpp). Output every 0.01 s.
+inline constexpr double kA05Step = 4e-5;
+BenchmarkCase a05_case(const std::string& models_dir, double t_end, double h = kA05Step);
 /// Paper 001's singular four-bar (models/fourbar_park_singular.yaml, case I of §4.2) over t_end (the
 /// text gives no length; its Table 2, 303 function evaluations at a mean step of 0.033 s, suggests
 /// 10 s), link2_com from the exact motion park_parallelogram_exact with RK4 step h.
