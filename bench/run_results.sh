@@ -4,8 +4,9 @@
 # (srm_results), paper 004's under dca (dca_results, with its figures drawn by plot_004.py into
 # docs/*.svg), 003's chain and net through nearly flat squares (guard_results), then
 # (iftomm_results) every loop
-# method on the IFToMM benchmark cases against their independent references, and (zoo_results)
-# every loop method on the randomized mechanism zoo. Regenerate the file
+# method on the IFToMM benchmark cases against their independent references, (zoo_results)
+# every loop method on the randomized mechanism zoo, and (run_work_precision.sh) work against
+# precision of dopri5, bdf and MuJoCo on IFToMM A05, A03 and A02. Regenerate the file
 # with
 #
 #   bench/run_results.sh > docs/results.md
@@ -249,3 +250,5 @@ completed off the reference. Wrong runs are listed after the table.
 
 TEXT
 "$build/bench/zoo_results" --seed 36 --count 130
+echo
+bash "$root/bench/run_work_precision.sh"
