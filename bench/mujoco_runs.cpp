@@ -1,6 +1,9 @@
 // The IFToMM cases in MuJoCo (mujoco_runs.hpp).
 #include "mujoco_runs.hpp"
 
+#include "loopdyn/core/kinematics.hpp"
+#include "loopdyn/core/model.hpp"
+
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
@@ -28,18 +31,20 @@ std::string numbers(const Vec3& v) { return numbers(v.data(), 3); }
 double initial_q(const JointSpec& j) { return j.q.empty() ? 0.0 : j.q[0]; }
 double initial_u(const JointSpec& j) { return j.u.empty() ? 0.0 : j.u[0]; }
 
-// The pose of the child body in its parent's frame at the joint's initial coordinate.
-Transform child_pose(const JointSpec& j) {
-  const Vec3 axis = j.axis.normalized();
-  const Transform motion = j.type == JointType::revolute
-                               ? Transform::rotation(Eigen::AngleAxisd(initial_q(j), axis).toRotationMatrix())
-                               : Transform::translation(initial_q(j) * axis);
-  return j.parent_frame * motion * j.child_frame.inverse();
+// Every body's world pose at the initial coordinates, by loopdyn's own kinematics (ground: the
+// identity).
+std::map<std::string, Transform> initial_poses(const Mechanism& m) {
+  const Model model = Model::build(m);
+  KinematicsData kin(model);
+  update_positions(model, kin, model.q0);
+  std::map<std::string, Transform> poses{{"ground", Transform::identity()}};
+  for (int i = 0; i < model.nbodies; ++i) poses[m.bodies[model.mechanism_body[i]].name] = kin.X_world[i];
+  return poses;
 }
 
 class Writer {
  public:
-  explicit Writer(const Mechanism& m) : m_(m) {
+  explicit Writer(const Mechanism& m) : m_(m), poses_(initial_poses(m)) {
     for (const JointSpec& j : m.joints) {
       if (j.type != JointType::revolute && j.type != JointType::prismatic)
         throw std::invalid_argument("mjcf_of: joint '" + j.name + "' is neither revolute nor prismatic");
@@ -76,7 +81,7 @@ class Writer {
  private:
   void body(const JointSpec& j) {
     const BodySpec& b = *std::find_if(m_.bodies.begin(), m_.bodies.end(), [&](const BodySpec& s) { return s.name == j.child; });
-    const Transform X = child_pose(j);
+    const Transform X = poses_.at(j.parent).inverse() * poses_.at(j.child);  // the child in its parent
     const Eigen::Quaterniond r(X.R);
     const double quat[4] = {r.w(), r.x(), r.y(), r.z()};
     const double inertia[6] = {b.inertia(0, 0), b.inertia(1, 1), b.inertia(2, 2),
@@ -104,6 +109,7 @@ class Writer {
   }
 
   const Mechanism& m_;
+  std::map<std::string, Transform> poses_;
   std::map<std::string, std::vector<const JointSpec*>> children_;
   std::vector<const PointSpringDamperSpec*> springs_;
   std::ostringstream out_;
