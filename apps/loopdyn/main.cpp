@@ -90,8 +90,6 @@ class ProgressLine {
   Clock::time_point start_ = Clock::now(), last_{};
 };
 
-// Name of speed k without the "u." prefix: <joint>[.i].
-
 // The summary line of the initial state (start_state.hpp), empty for a model without loops.
 std::string initial_state_line(const Model& model, const StartState& s) {
   char line[256];
