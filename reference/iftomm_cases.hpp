@@ -45,8 +45,8 @@ BenchmarkCase a03_case(const std::string& models_dir, double t_end, double h = 2
 BenchmarkCase a04_case(const std::string& models_dir, double t_end, double h = 2.5e-4);
 /// A05 stiff flyball governor (models/iftomm_a05_flyball.yaml) over t_end, the slider's centre (its
 /// z is the benchmark's s) from the absolute-coordinate reference with RK4 step h. The couplers'
-/// damping (a mode near −1.3e4 /s) bounds RK4's stable step near 2e-4 s; at kA05Step s(1 s) is
-/// within 3e-13 m of RK4 at 1e-5 s (tests/test_stiff.cpp). Output every 0.01 s.
+/// damping bounds RK4's stable step near 2e-4 s; at kA05Step s(1 s) is within 1e-11 m of RK4 at
+/// half that step (tests/test_stiff.cpp, IftommA05.ReferenceStepIsConverged). Output every 0.01 s.
 inline constexpr double kA05Step = 4e-5;
 BenchmarkCase a05_case(const std::string& models_dir, double t_end, double h = kA05Step);
 /// Paper 001's singular four-bar (models/fourbar_park_singular.yaml, case I of §4.2) over t_end (the
