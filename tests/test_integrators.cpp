@@ -5,10 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <numbers>
 #include <string>
 #include <vector>
+
+#include "test_support.hpp"
 
 using namespace loopdyn;
 
@@ -34,14 +35,14 @@ class Oscillator : public OdeSystem {
   double w_;
 };
 
-struct Trajectory {
+struct Samples {
   std::vector<double> t;
   std::vector<VecX> x;
   IntegrationStats stats;
 };
 
-Trajectory run(OdeSystem& sys, const IntegratorSettings& s, double t0, const VecX& x0, const std::vector<double>& t_out) {
-  Trajectory r;
+Samples run(OdeSystem& sys, const IntegratorSettings& s, double t0, const VecX& x0, const std::vector<double>& t_out) {
+  Samples r;
   r.stats = integrate(sys, s, t0, x0, t_out, [&](double t, const VecX& x) {
     r.t.push_back(t);
     r.x.push_back(x);
@@ -67,7 +68,7 @@ IntegratorSettings adaptive(double tol, double dt = 0.0) {
 }
 
 // Largest ‖x(t_i) − exact(t_i)‖∞ over the reported points.
-double max_error(const Trajectory& r, const Oscillator& osc) {
+double max_error(const Samples& r, const Oscillator& osc) {
   double e = 0.0;
   for (std::size_t i = 0; i < r.t.size(); ++i) e = std::max(e, (r.x[i] - osc.exact(r.t[i])).lpNorm<Eigen::Infinity>());
   return e;
@@ -80,7 +81,7 @@ std::vector<double> observed_orders(IntegratorKind kind) {
   for (int k = 10; k <= 20; ++k) t_out.push_back(0.1 * k);
   std::vector<double> err;
   for (double dt : {0.1, 0.05, 0.025}) {
-    const Trajectory r = run(osc, fixed(kind, dt), 0.0, osc.initial(), t_out);
+    const Samples r = run(osc, fixed(kind, dt), 0.0, osc.initial(), t_out);
     EXPECT_EQ(r.t, t_out);
     // 2/dt steps exactly: landing on output times that are multiples of dt never adds a sliver.
     EXPECT_EQ(r.stats.steps_accepted, std::lround(2.0 / dt));
@@ -89,12 +90,7 @@ std::vector<double> observed_orders(IntegratorKind kind) {
   return {std::log2(err[0] / err[1]), std::log2(err[1] / err[2])};
 }
 
-// "%g" formatting for RecordProperty keys and values.
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
+using loopdyn::test::fmt;
 
 // Time after "t = " in an IntegrationError message (NaN when absent).
 double time_in_message(const std::string& what) {
@@ -153,7 +149,7 @@ TEST(Integrators, BdfHonoursToleranceOnAStiffProblem) {
   for (int k = 1; k <= 100; ++k) t_out.push_back(0.1 * k);
   double prev_error = 1.0;
   for (double tol : {1e-5, 1e-7, 1e-9}) {
-    const Trajectory r = run(p, bdf(tol), 0.0, VecX::Constant(1, 2.0), t_out);
+    const Samples r = run(p, bdf(tol), 0.0, VecX::Constant(1, 2.0), t_out);
     ASSERT_EQ(r.t, t_out);
     double e = 0.0;  // at every output time: the dense output too
     for (std::size_t i = 0; i < r.t.size(); ++i) e = std::max(e, std::abs(r.x[i][0] - p.exact(r.t[i])));
@@ -178,9 +174,9 @@ TEST(Integrators, BdfHonoursToleranceOnAStiffProblem) {
 // whole run, bdf follows the slow cos t once the transient is over.
 TEST(Integrators, BdfTakesAFractionOfDopri5sStepsOnAStiffProblem) {
   ProtheroRobinson p(1e4);
-  const Trajectory explicit_run = run(p, adaptive(1e-6), 0.0, VecX::Constant(1, 2.0), {10.0});
-  const Trajectory implicit_run = run(p, bdf(1e-6), 0.0, VecX::Constant(1, 2.0), {10.0});
-  for (const Trajectory* r : {&explicit_run, &implicit_run}) EXPECT_LT(std::abs(r->x[0][0] - p.exact(10.0)), 1e-4);
+  const Samples explicit_run = run(p, adaptive(1e-6), 0.0, VecX::Constant(1, 2.0), {10.0});
+  const Samples implicit_run = run(p, bdf(1e-6), 0.0, VecX::Constant(1, 2.0), {10.0});
+  for (const Samples* r : {&explicit_run, &implicit_run}) EXPECT_LT(std::abs(r->x[0][0] - p.exact(10.0)), 1e-4);
   EXPECT_GT(explicit_run.stats.steps_accepted, 20 * implicit_run.stats.steps_accepted)
       << explicit_run.stats.steps_accepted << " against " << implicit_run.stats.steps_accepted;
   RecordProperty("steps", std::to_string(explicit_run.stats.steps_accepted) + " dopri5, " +
@@ -244,7 +240,7 @@ TEST(Integrators, Dopri5HonoursTolerance) {
   Oscillator osc(1.0);
   double prev_error = 1.0;
   for (double tol : {1e-6, 1e-8, 1e-10}) {
-    const Trajectory r = run(osc, adaptive(tol), 0.0, osc.initial(), {10.0});
+    const Samples r = run(osc, adaptive(tol), 0.0, osc.initial(), {10.0});
     ASSERT_EQ(r.t.size(), 1u);
     EXPECT_EQ(r.t[0], 10.0);
     const double e = (r.x[0] - osc.exact(10.0)).lpNorm<Eigen::Infinity>();
@@ -268,7 +264,7 @@ TEST(Integrators, Dopri5DenseOutputIsAccurate) {
   std::vector<double> t_out;
   for (int i = 0; i < 997; ++i) t_out.push_back(0.0137 + 0.01003 * i);
   for (double tol : {1e-6, 1e-8, 1e-10}) {
-    const Trajectory r = run(osc, adaptive(tol), 0.0, osc.initial(), t_out);
+    const Samples r = run(osc, adaptive(tol), 0.0, osc.initial(), t_out);
     ASSERT_EQ(r.t, t_out);
     // Fewer steps than half the points (about 250 at tol = 1e-10): mostly served by dense output.
     EXPECT_LT(r.stats.steps_accepted, static_cast<long>(t_out.size() / 2));
@@ -287,8 +283,8 @@ TEST(Integrators, Dopri5StepsDoNotDependOnOutputTimes) {
   std::vector<double> many;
   for (int i = 1; i <= 500; ++i) many.push_back(0.00731 * i);
   many.push_back(5.0);
-  const Trajectory a = run(osc, adaptive(1e-9), 0.0, osc.initial(), {5.0});
-  const Trajectory b = run(osc, adaptive(1e-9), 0.0, osc.initial(), many);
+  const Samples a = run(osc, adaptive(1e-9), 0.0, osc.initial(), {5.0});
+  const Samples b = run(osc, adaptive(1e-9), 0.0, osc.initial(), many);
   EXPECT_EQ(a.stats.steps_accepted, b.stats.steps_accepted);
   EXPECT_EQ(a.stats.steps_rejected, b.stats.steps_rejected);
   EXPECT_EQ(a.stats.rhs_evaluations, b.stats.rhs_evaluations);
@@ -314,14 +310,14 @@ TEST(Integrators, Dopri5IsExactForLowDegreePolynomials) {
   // Only rounding remains: relative 1e-13 allows a few hundred ulps of accumulated sums.
   {
     Monomial m(5);
-    const Trajectory r = run(m, adaptive(1e-6, 0.1), 0.0, VecX::Zero(1), {3.0});
+    const Samples r = run(m, adaptive(1e-6, 0.1), 0.0, VecX::Zero(1), {3.0});
     EXPECT_NEAR(r.x.back()[0], 243.0, 243.0 * 1e-13);
   }
   {
     Monomial m(4);
     std::vector<double> t_out;
     for (int i = 1; i <= 40; ++i) t_out.push_back(0.0773 * i);
-    const Trajectory r = run(m, adaptive(1e-6, 0.1), 0.0, VecX::Zero(1), t_out);
+    const Samples r = run(m, adaptive(1e-6, 0.1), 0.0, VecX::Zero(1), t_out);
     // The error estimate vanishes, so steps grow tenfold: most output times are inside steps.
     EXPECT_LT(r.stats.steps_accepted, 6);
     for (std::size_t i = 0; i < r.t.size(); ++i)
@@ -333,10 +329,10 @@ TEST(Integrators, Dopri5AutomaticAndGivenInitialStep) {
   Oscillator osc(1.0);
   IntegratorSettings s = adaptive(1e-8);
   s.dt = 0.0;  // automatic (Hairer's starting step algorithm): costs one extra rhs evaluation
-  const Trajectory a = run(osc, s, 0.0, osc.initial(), {1.0});
+  const Samples a = run(osc, s, 0.0, osc.initial(), {1.0});
   s.dt = 1e-3;  // given first step
-  const Trajectory b = run(osc, s, 0.0, osc.initial(), {1.0});
-  for (const Trajectory* r : {&a, &b}) {
+  const Samples b = run(osc, s, 0.0, osc.initial(), {1.0});
+  for (const Samples* r : {&a, &b}) {
     // Bound as in Dopri5HonoursTolerance (accumulated local errors, shorter interval here).
     EXPECT_LT((r->x.back() - osc.exact(1.0)).lpNorm<Eigen::Infinity>(), 100.0 * 1e-8);
   }
@@ -350,7 +346,7 @@ TEST(Integrators, Dopri5RespectsDtMax) {
   Oscillator osc(1.0);
   IntegratorSettings s = adaptive(1e-4);
   s.dt_max = 0.05;
-  const Trajectory r = run(osc, s, 0.0, osc.initial(), {2.0});
+  const Samples r = run(osc, s, 0.0, osc.initial(), {2.0});
   EXPECT_GE(r.stats.steps_accepted, 40);
   EXPECT_LE(r.stats.steps_accepted, 41);
 }
@@ -362,12 +358,12 @@ TEST(Integrators, ReportsExactlyTheRequestedTimes) {
   const std::vector<double> t_out{0.0, 0.1, 0.35, 0.7, 1.234};
   for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5, IntegratorKind::bdf}) {
     IntegratorSettings s = k == IntegratorKind::dopri5 ? adaptive(1e-10) : fixed(k, 0.1);
-    const Trajectory r = run(osc, s, 0.0, osc.initial(), t_out);
+    const Samples r = run(osc, s, 0.0, osc.initial(), t_out);
     EXPECT_EQ(r.t, t_out) << to_string(k);  // exact double comparison
     EXPECT_EQ(r.x.front(), osc.initial()) << to_string(k);  // t0 reports x0 unchanged
   }
   // RK4 with dt = 0.1: steps 0→0.1 | 0.2, 0.3, 0.35 | 0.45, 0.55, 0.65, 0.7 | 0.8 … 1.2, 1.234.
-  const Trajectory r = run(osc, fixed(IntegratorKind::rk4, 0.1), 0.0, osc.initial(), t_out);
+  const Samples r = run(osc, fixed(IntegratorKind::rk4, 0.1), 0.0, osc.initial(), t_out);
   EXPECT_EQ(r.stats.steps_accepted, 14);
   EXPECT_EQ(r.stats.rhs_evaluations, 4 * 14);
   EXPECT_EQ(r.stats.steps_rejected, 0);
@@ -381,18 +377,18 @@ TEST(Integrators, OutputTimesAfterT0AndDuplicates) {
   const std::vector<double> t_out{0.25, 0.25, 0.5, 1.0, 1.0};
   for (IntegratorKind k : {IntegratorKind::rk2, IntegratorKind::rk4, IntegratorKind::dopri5, IntegratorKind::bdf}) {
     IntegratorSettings s = k == IntegratorKind::dopri5 ? adaptive(1e-8) : fixed(k, 0.1);
-    const Trajectory r = run(osc, s, 0.0, osc.initial(), t_out);
+    const Samples r = run(osc, s, 0.0, osc.initial(), t_out);
     EXPECT_EQ(r.t, t_out) << to_string(k);
     EXPECT_EQ(r.x[0], r.x[1]);
     EXPECT_EQ(r.x[3], r.x[4]);
   }
   // Nothing requested: nothing reported, no work. Only t0: x0 without stepping.
-  const Trajectory none = run(osc, fixed(IntegratorKind::rk4, 0.1), 0.0, osc.initial(), {});
+  const Samples none = run(osc, fixed(IntegratorKind::rk4, 0.1), 0.0, osc.initial(), {});
   EXPECT_TRUE(none.t.empty());
   EXPECT_EQ(none.stats.rhs_evaluations, 0);
   for (IntegratorKind k : {IntegratorKind::rk4, IntegratorKind::dopri5}) {
     IntegratorSettings s = k == IntegratorKind::dopri5 ? adaptive(1e-8) : fixed(k, 0.1);
-    const Trajectory only = run(osc, s, 2.0, osc.initial(), {2.0});
+    const Samples only = run(osc, s, 2.0, osc.initial(), {2.0});
     EXPECT_EQ(only.t, std::vector<double>{2.0});
     EXPECT_EQ(only.stats.steps_accepted, 0);
   }
@@ -409,7 +405,7 @@ TEST(Integrators, NoSliverSteps) {
   // 1e-6 beyond (well above 1e-9·dt): a genuine short fourth step.
   EXPECT_EQ(run(osc, fixed(IntegratorKind::rk4, 0.1), 0.0, osc.initial(), {0.3 + 1e-6}).stats.steps_accepted, 4);
   // A long run with a non-representable dt lands on t = 10 after exactly 10/dt steps.
-  const Trajectory r = run(osc, fixed(IntegratorKind::rk2, 0.001), 0.0, osc.initial(), {10.0});
+  const Samples r = run(osc, fixed(IntegratorKind::rk2, 0.001), 0.0, osc.initial(), {10.0});
   EXPECT_EQ(r.stats.steps_accepted, 10000);
   EXPECT_EQ(r.t, std::vector<double>{10.0});
 }
@@ -450,7 +446,7 @@ TEST(Integrators, PostStepModificationIsUsed) {
   x0 << 1.0, 0.0;
   {
     DriftingCircle sys;
-    const Trajectory r = run(sys, fixed(IntegratorKind::rk4, 0.01), 0.0, x0, t_out);
+    const Samples r = run(sys, fixed(IntegratorKind::rk4, 0.01), 0.0, x0, t_out);
     EXPECT_EQ(sys.calls, r.stats.steps_accepted);
     EXPECT_EQ(sys.last_t, 5.0);
     for (std::size_t i = 0; i < r.t.size(); ++i) {
@@ -464,7 +460,7 @@ TEST(Integrators, PostStepModificationIsUsed) {
     DriftingCircle sys;
     IntegratorSettings s = adaptive(1e-10, 0.01);
     s.dt_max = 0.1;
-    const Trajectory r = run(sys, s, 0.0, x0, t_out);
+    const Samples r = run(sys, s, 0.0, x0, t_out);
     EXPECT_EQ(sys.calls, r.stats.steps_accepted);
     EXPECT_EQ(sys.last_t, 5.0);
     // The last output lands on a step end, where the state is the projected one (x/|x|: few ulps).
@@ -485,7 +481,7 @@ TEST(Integrators, PostStepModificationIsUsed) {
     // Norm-preserving rotation (drift only numerical, like quaternion normalization): dense points
     // stay on the circle to the accumulated tolerance (100·tol as in Dopri5HonoursTolerance).
     DriftingCircle sys(0.0);
-    const Trajectory r = run(sys, adaptive(1e-10), 0.0, x0, t_out);
+    const Samples r = run(sys, adaptive(1e-10), 0.0, x0, t_out);
     EXPECT_NEAR(r.x.back().norm(), 1.0, 1e-14);
     for (const VecX& x : r.x) EXPECT_NEAR(x.norm(), 1.0, 1e-8);
   }

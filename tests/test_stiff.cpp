@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <numbers>
 #include <string>
 
@@ -17,6 +16,7 @@
 #include "iftomm_cases.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/run/run.hpp"
+#include "test_support.hpp"
 
 namespace loopdyn {
 namespace {
@@ -74,12 +74,6 @@ TEST(Stiff, BdfTakesAFractionOfDopri5sStepsForTheSameAccuracy) {
   RecordProperty("steps", std::to_string(dopri5_steps) + " dopri5, " + std::to_string(bdf_steps) + " bdf");
 }
 
-// A measured number for RecordProperty (to_string would print 1e-9 as 0.000000).
-std::string sci(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2e", x);
-  return text;
-}
 
 // A05's angular momentum about the shaft's axis z, the line through the ground pivot: neither
 // gravity (along z) nor the pivot's reactions (through the line, torques across it) have a moment
@@ -165,8 +159,8 @@ TEST(IftommA05, ReferenceConservesAxialMomentumAndBalancesEnergy) {
     momentum = std::max(momentum, std::abs(r.momentum / first.momentum - 1));
     balance = std::max(balance, std::abs(r.balance - first.balance) / a.c.energy_scale);
   }
-  RecordProperty("momentum", sci(momentum));
-  RecordProperty("balance", sci(balance));
+  RecordProperty("momentum", test::fmt(momentum));
+  RecordProperty("balance", test::fmt(balance));
 }
 
 TEST(IftommA05, ReferenceStepIsConverged) {
@@ -178,7 +172,7 @@ TEST(IftommA05, ReferenceStepIsConverged) {
   ref.advance(s, 0.0, a.c.t_end, reference::kA05Step / 2);
   const double off = std::abs(s.bodies[ref.body("slider")].r.z() - a.rows.back().s);
   EXPECT_LT(off, 1e-11);
-  RecordProperty("step_halving", sci(off));
+  RecordProperty("step_halving", test::fmt(off));
 }
 
 TEST(IftommA05, ImplicitAndExplicitRunsFollowTheReferenceSlider) {
@@ -205,7 +199,7 @@ TEST(IftommA05, ImplicitAndExplicitRunsFollowTheReferenceSlider) {
       worst = std::max(worst, std::abs(r.trajectory.at(k, "q.s") - a.rows[k].s));
     EXPECT_LT(worst, 1e-6);
     const std::string name(to_string(integrator));
-    RecordProperty(name + "_error", sci(worst));
+    RecordProperty(name + "_error", test::fmt(worst));
     RecordProperty(name + "_steps", std::to_string(r.trajectory.stats.steps_accepted));
   }
 }

@@ -1,6 +1,7 @@
 // Shared test helpers (test_support.hpp).
 #include "test_support.hpp"
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -262,6 +263,12 @@ VecX accelerations(const std::string& method, const LoopState& c) {
 LoopState random_loop_state(std::uint64_t seed, int loops) {
   const ClosedCase c = closed_loops(seed, 7, loops, static_cast<int>(seed));
   return {indexed("random loops seed ", static_cast<int>(seed)), Model::build(c.mechanism), c.q, c.u};
+}
+
+std::string fmt(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", x);
+  return text;
 }
 
 }  // namespace loopdyn::test

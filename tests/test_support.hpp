@@ -130,4 +130,8 @@ VecX accelerations(const std::string& method, const LoopState& c);
 /// closed_loops(seed, 7 bodies, loops) as a LoopState.
 LoopState random_loop_state(std::uint64_t seed, int loops);
 
+/// A measured number with three significant digits ("%.3g") for RecordProperty keys and values
+/// (std::to_string would print 1e-9 as 0.000000).
+std::string fmt(double x);
+
 }  // namespace loopdyn::test
