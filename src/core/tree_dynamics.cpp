@@ -45,35 +45,36 @@ AggregatedBodyData* aggregated(AggregatedTreeData* tree, int body) {
   return n < 0 ? nullptr : &tree->nodes[n];
 }
 
-// D_S⁻¹ in place of D_S (lower triangle filled): directly for one independent speed (a ladder
-// cell, a geared joint), else by Cholesky, column by column (a matrix solve allocates Eigen's
-// blocking space).
-void invert_positive_definite(AggregatedBodyData& g, const Model& model) {
-  const Eigen::Index n = g.Dinv.rows();
-  const bool regular = n == 1 ? g.Dinv(0, 0) > 0.0 : (g.llt.compute(g.Dinv), g.llt.info() == Eigen::Success);
-  if (!regular || !g.Dinv.allFinite())
+// D_S (eq 51, lower triangle of g.D) factored as L Lᵀ; one independent speed (a ladder cell, a
+// geared joint) keeps D_S itself. D_S⁻¹ is never formed: on a floppy chain hanging from one body
+// (paper 003's square chain, 256 bars in motion) G = U D⁻¹ and ν = D⁻¹ ε through an explicit
+// inverse carried cond(D_S) ε into the hand-over to the body it hangs from, whose acceleration was
+// 1.3e-7 relative off; the speeds were 1.0e-8 off a long-double solve of the same equations, 20
+// times what one rounding of the data moves it, and are 2.6e-10 with solves, as the other methods'
+// (tests/test_embedding.cpp, FloppyChainInMotionKeepsItsDigits).
+void factor_d(AggregatedBodyData& g, const Model& model) {
+  const bool regular = g.D.rows() == 1 ? g.D(0, 0) > 0.0 : (g.llt.compute(g.D), g.llt.info() == Eigen::Success);
+  if (!regular || !g.D.allFinite())
     throw std::runtime_error("articulated inertia of the aggregated body of '" + model.body_name[g.bodies.front()] +
                              "' is singular along its independent speeds");
-  if (n == 1) {
-    g.Dinv(0, 0) = 1.0 / g.Dinv(0, 0);
-    return;
-  }
-  g.Dinv.setIdentity();
-  for (Eigen::Index c = 0; c < n; ++c) {
-    auto column = g.Dinv.col(c);
-    g.llt.solveInPlace(column);
-  }
+}
+
+// x ← D_S⁻¹ x by the factor (column by column: a matrix solve allocates Eigen's blocking space).
+template <class Vector>
+void solve_d(const AggregatedBodyData& g, Vector&& x) {
+  if (g.D.rows() == 1) x /= g.D(0, 0);
+  else g.llt.solveInPlace(x);
 }
 
 // τ̄_S P_S = C − U D⁻¹ Uᵀ (eq 50) with C = Σ φ P φ* in g.Ia_proj. The difference can cancel most of
 // C: on a mechanism hanging from p, little of its composite inertia resists p's motion (square net
-// 16 x 16 hanging from its first bar: 26.7 of 94293 left about that bar's axis). Through the
-// explicit D⁻¹, U D⁻¹ Uᵀ carries cond(D) ε of C's size, and the net's accelerations were 1e-9 to
+// 16 x 16 hanging from its first bar: 26.7 of 94293 left about that bar's axis). Through an
+// explicit D⁻¹, U D⁻¹ Uᵀ carried cond(D) ε of C's size, and the net's accelerations were 1e-9 to
 // 3e-8 relative off; as C − W Wᵀ with W = U L⁻ᵀ, D = L Lᵀ (column by column: a matrix solve
 // allocates Eigen's blocking space), it is symmetric and the net's are within 5e-12 of
 // lagrange-dense's (tests/test_embedding.cpp, NetOfLoopsKeepsItsDigits).
 void subtract_projected_inertia(AggregatedBodyData& g) {
-  const Eigen::Index nbeta = g.Dinv.rows();
+  const Eigen::Index nbeta = g.D.rows();
   if (nbeta == 1) {
     g.Ia_proj.noalias() -= Vec6(g.G.col(0)) * Vec6(g.U.col(0)).transpose();
     return;
@@ -100,7 +101,7 @@ void factor_aggregated(const Model& model, AbaData& d, AggregatedBodyData& g) {
     g.F.resize(6, nb * nbeta);
     g.U.resize(6, nbeta);
     g.G.resize(6, nbeta);
-    g.Dinv.resize(nbeta, nbeta);
+    g.D.resize(nbeta, nbeta);
     g.Wt.resize(nbeta, 6);
     g.eps.resize(nbeta);
     g.nu.resize(nbeta);
@@ -118,14 +119,14 @@ void factor_aggregated(const Model& model, AbaData& d, AggregatedBodyData& g) {
   g.F.setZero();
   g.U.setZero();
   g.Ia_proj.setZero();
-  g.Dinv.setZero();  // holds D until it is factored
+  g.D.setZero();
   for (Mat6& C : g.C) C.setZero();
   for (int j = nb - 1; j >= 0; --j) {
     const int b = g.bodies[j], lp = g.local_parent[j];
     const Transform& X = d.kin.X_parent[b];
     for (int c = 0; c < nbeta; ++c) {
       const Vec6 own = d.Ia[b] * g.H.col(j * nbeta + c);
-      for (int r = 0; r <= c; ++r) g.Dinv(c, r) += g.H.col(j * nbeta + r).dot(own);  // lower triangle
+      for (int r = 0; r <= c; ++r) g.D(c, r) += g.H.col(j * nbeta + r).dot(own);  // lower triangle
       const Vec6 f = X.act_force(g.F.col(j * nbeta + c) + own);
       if (lp >= 0) g.F.col(lp * nbeta + c) += f;
       else g.U.col(c) += f;
@@ -133,12 +134,10 @@ void factor_aggregated(const Model& model, AbaData& d, AggregatedBodyData& g) {
     g.C[j] += d.Ia[b];
     (lp >= 0 ? g.C[lp] : g.Ia_proj) += X.act_inertia(g.C[j]);
   }
-  invert_positive_definite(g, model);
-  for (int c = 0; c < nbeta; ++c) {
-    Vec6 gc = Vec6::Zero();
-    for (int r = 0; r < nbeta; ++r) gc += g.U.col(r) * g.Dinv(r, c);
-    g.G.col(c) = gc;
-  }
+  factor_d(g, model);
+  g.Wt = g.U.transpose();  // Gᵀ = D⁻¹ Uᵀ
+  for (int c = 0; c < 6; ++c) solve_d(g, g.Wt.col(c));
+  g.G = g.Wt.transpose();
   subtract_projected_inertia(g);
   if (g.parent_body >= 0) d.Ia[g.parent_body] += g.Ia_proj;
 }
@@ -172,12 +171,9 @@ void bias_aggregated(const Model& model, AbaData& d, AggregatedBodyData& g, cons
     g.z[j] += own;
     (lp >= 0 ? g.z[lp] : z_top) += d.kin.X_parent[b].act_force(g.z[j]);
   }
-  for (int c = 0; c < nbeta; ++c) {
-    double v = 0.0;
-    for (int r = 0; r < nbeta; ++r) v += g.Dinv(c, r) * g.eps(r);
-    g.nu(c) = v;
-    z_top += g.G.col(c) * g.eps(c);
-  }
+  g.nu = g.eps;
+  solve_d(g, g.nu);
+  for (int c = 0; c < nbeta; ++c) z_top += g.G.col(c) * g.eps(c);
   if (g.parent_body >= 0) d.pa[g.parent_body] += z_top;
 }
 

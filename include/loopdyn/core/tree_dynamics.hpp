@@ -50,10 +50,10 @@ struct AggregatedBodyData {
   Mat6X U;                  ///< (6 x nβ) φ P_S H_RS in parent_body's frame
   Mat6X G;                  ///< (6 x nβ) G_S = U D⁻¹ of eq 50
   Mat6 Ia_proj;             ///< τ̄_S P_S of eq 50, in parent_body's frame
-  MatX Dinv;                ///< (nβ x nβ) D_S⁻¹ (eq 51)
-  MatX Wt;                  ///< (nβ x 6) L⁻¹ Uᵀ with D_S = L Lᵀ: τ̄_S P_S = Σ φ P φ* − Wtᵀ Wt
+  MatX D;                   ///< (nβ x nβ) D_S of eq 51, lower triangle (factored in llt when nβ > 1)
+  MatX Wt;                  ///< (nβ x 6) Gᵀ = D_S⁻¹ Uᵀ, then L⁻¹ Uᵀ: τ̄_S P_S = Σ φ P φ* − Wtᵀ Wt
   VecX eps, nu, theta_dd;   ///< ε_S, ν_S = D⁻¹ ε_S (nβ) of eq 54 and θ̈_S (nθ) of eq 56
-  Eigen::LLT<MatX> llt;
+  Eigen::LLT<MatX> llt;     ///< D_S = L Lᵀ: D_S⁻¹ is applied by solves, never formed
 };
 
 /// The workspaces of the aggregated bodies of a tree and, per model body, its aggregated body
