@@ -1,7 +1,6 @@
 // Constraint embedding (paper 002) against lagrange-dense on every model of issue 7: accelerations
 // and multipliers at random closed states, trajectories, terminal against internal cut, and the
 // aggregated tree it runs on.
-#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 
@@ -9,14 +8,13 @@
 #include "loopdyn/formulations/embedding.hpp"
 #include "loopdyn/mechanisms/generators.hpp"
 #include "loopdyn/io/model_file.hpp"
-#include "loopdyn/core/forces.hpp"
 #include "loopdyn/core/linalg.hpp"
-#include "loopdyn/loops/constraints.hpp"
 #include "loopdyn/loops/loop_structure.hpp"
 #include "loopdyn/run/simulator.hpp"
 #include "loopdyn/mechanisms/square_nets.hpp"
 #include "loopdyn/formulations/registry.hpp"
 #include "loopdyn/run/method_choice.hpp"
+#include "long_double_kkt.hpp"
 #include "test_support.hpp"
 
 namespace loopdyn {
@@ -131,47 +129,6 @@ TEST(Embedding, NetOfLoopsKeepsItsDigits) {
   EXPECT_TRUE(near(a_emb, a_dense, 1e-10));
 }
 
-// The equations of motion at (q, u) as a separate code path builds them, M u̇ + Gᵀ λ = Q, G u̇ = γ,
-// from loopdyn's CRBA, RNEA and constraint rows (no formulation), solved in long double: u̇ to
-// about 1e-19 of what these double data define. With `rounding`, every entry of M and G is first
-// multiplied by 1 ± 1.1e-16 (one rounding of the data; signs drawn from the seed).
-VecX long_double_accelerations(const Model& m, const Constraints& cons, const VecX& q, const VecX& u,
-                               std::uint64_t rounding = 0) {
-  using LD = long double;
-  KinematicsData kin(m);
-  update_positions(m, kin, q);
-  update_velocities(m, kin, q, u);
-  ForceData forces(m);
-  evaluate_forces(m, kin, 0.0, q, u, forces);
-  RneaData rnea_data(m);
-  VecX Q(m.nv);
-  rnea(m, kin, rnea_data, VecX::Zero(m.nv), &forces.f_body, Q);
-  Q = forces.applied.tau - Q;
-  CrbaData crba_data(m);
-  MatX M(m.nv, m.nv);
-  crba(m, kin, crba_data, M);
-  ConstraintData cd(m);
-  const int r = cons.rows();
-  MatX G(r, m.nv);
-  VecX gamma(r);
-  constraint_jacobian(m, cons, kin, cd, G);
-  constraint_bias(m, cons, kin, 0.0, cd, gamma);
-  if (rounding) {
-    SplitMix64 rng(rounding);
-    for (MatX* A : {&M, &G})
-      for (double& x : A->reshaped()) x *= 1.0 + (rng.next() % 2 ? 1.1e-16 : -1.1e-16);
-    M = (0.5 * (M + M.transpose())).eval();
-  }
-  const int n = m.nv + r;
-  Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic> K = Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic>::Zero(n, n);
-  Eigen::Matrix<LD, Eigen::Dynamic, 1> rhs(n);
-  K.topLeftCorner(m.nv, m.nv) = M.cast<LD>();
-  K.topRightCorner(m.nv, r) = G.transpose().cast<LD>();
-  K.bottomLeftCorner(r, m.nv) = G.cast<LD>();
-  rhs << Q.cast<LD>(), gamma.cast<LD>();
-  return K.partialPivLu().solve(rhs).head(m.nv).cast<double>();
-}
-
 // Paper 003's square chain of 256 bars: bars 2..256 are one aggregated body of 85 independent
 // speeds hanging from bar 1. In motion its D_S is ill-conditioned, and forming D_S⁻¹ (G = U D⁻¹,
 // ν = D⁻¹ ε) put the speeds 5.5 to 6.5 times what one rounding of M and G moves the long-double
@@ -182,26 +139,17 @@ VecX long_double_accelerations(const Model& m, const Constraints& cons, const Ve
 // bound): three states of one run are checked.
 TEST(Embedding, FloppyChainInMotionKeepsItsDigits) {
   const Model m = Model::build(square_chain_mechanism(85));
-  auto dca = make_formulation("dca", m);
-  Simulator sim(m, *dca, test::fixed_step_settings(2e-3, 0.5, 0.1));
-  const Trajectory run = sim.run(m.q0, m.u0);
   auto embedding = make_formulation("embedding", m);
   const Constraints& cons = embedding->constraints();
   double worst = 0.0;
-  for (const VecX& row : run.rows) {
-    if (row(0) < 0.3 - 1e-9) continue;
-    const AssemblyResult state = assemble(m, cons, row.segment(1, m.nq), row.segment(1 + m.nq, m.nv));
-    const VecX reference = long_double_accelerations(m, cons, state.q, state.u);
-    double rounding_change = 0.0;
-    for (std::uint64_t seed : {1, 2, 3})
-      rounding_change = std::max(
-          rounding_change,
-          (long_double_accelerations(m, cons, state.q, state.u, seed) - reference).norm() / reference.norm());
+  for (const reference::ClosedState& s : reference::moving_states(m, cons, 2e-3, 0.1, 0.3, 0.5)) {
+    const VecX exact = reference::long_double_accelerations(m, cons, s.q, s.u);
+    const double rounding = reference::rounding_change(m, cons, s.q, s.u, exact);
     VecX udot(m.nv);
-    embedding->accelerations(0.0, state.q, state.u, udot);
-    const double off = (udot - reference).norm() / reference.norm();
-    EXPECT_LT(off, 3.0 * rounding_change) << "t = " << row(0) << ": one rounding moves the solve by " << rounding_change;
-    worst = std::max(worst, off / rounding_change);
+    embedding->accelerations(0.0, s.q, s.u, udot);
+    const double off = (udot - exact).norm() / exact.norm();
+    EXPECT_LT(off, 3.0 * rounding) << "t = " << s.t << ": one rounding moves the solve by " << rounding;
+    worst = std::max(worst, off / rounding);
   }
   RecordProperty("off_per_rounding", test::fmt(worst));
 }
