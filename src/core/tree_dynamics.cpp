@@ -9,15 +9,25 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace loopdyn {
 
 namespace {
 
+// f(integral_constant<NV>) for joint i's number of speeds, by a switch: through std::visit's table
+// of function pointers the sweeps' bodies stayed out-of-line and kept their 6-vectors on the
+// stack.
 template <class F>
 void for_joint(const Model& model, int i, F&& f) {
-  std::visit([&](const auto& k) { f(std::integral_constant<int, std::decay_t<decltype(k)>::nv>{}); },
-             model.joints[i].joint);
+  switch (model.nv_joint[i]) {
+    case 0: return f(std::integral_constant<int, 0>{});
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 6: return f(std::integral_constant<int, 6>{});
+    default: throw std::logic_error("for_joint: a joint with " + std::to_string(model.nv_joint[i]) + " speeds");
+  }
 }
 
 // Spatial acceleration of the ground expressed in body i's parent frame for a root body.
