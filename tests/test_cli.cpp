@@ -452,10 +452,14 @@ TEST(Cli, RowsAreOnDiskAsTheRunGoesAndCtrlCKeepsThem) {
 // stopped by SIGINT after 4 s of wall time (timeout(1)), whatever the build's speed.
 TEST(Cli, ProgressOnATerminalForLongRunsAndQuietPrintsNothing) {
   // The double pendulum: it starts at once (no loops to close), so the SIGINT finds the run going
-  // even in the sanitizer build.
+  // even in the sanitizer build. --foreground: without it timeout sends its signal to the run and
+  // then to its whole process group, so the run gets two SIGINTs, and the second (a second Ctrl-C,
+  // which kills at once) could land after the first had been handled: under load the run was
+  // killed before it printed why it ended.
   const auto out = scratch("progress.csv");
-  const std::string sim = "timeout --preserve-status -s INT 4 " + std::string(LOOPDYN_CLI) + " simulate " + models() +
-                          "/double_pendulum.yaml --t-end 1000000 --output-dt 1 --out " + out.string();
+  const std::string sim = "timeout --foreground --preserve-status -s INT 4 " + std::string(LOOPDYN_CLI) +
+                          " simulate " + models() + "/double_pendulum.yaml --t-end 1000000 --output-dt 1 --out " +
+                          out.string();
   const CliResult tty = loopdyn::test::run_shell("script -qec '" + sim + "' /dev/null");
   ASSERT_EQ(tty.status, 130) << tty.output;  // stopped by the SIGINT, as Ctrl-C would
   EXPECT_NE(tty.output.find(" / 1e+06 s, "), std::string::npos) << tty.output;
