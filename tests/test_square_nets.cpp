@@ -3,6 +3,7 @@
 // motions that conserve energy and hold the loops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -78,6 +79,37 @@ TEST(SquareChain, BarsCornersLoopsAndDegreesOfFreedom) {
     EXPECT_LT(phi.cwiseAbs().maxCoeff(), kExact) << k;
   }
   EXPECT_THROW(square_chain_mechanism(0), std::invalid_argument);
+}
+
+// Past a few hundred rows constraint_rank decides by the sparse QR of Gᵀ, not by SVD (JacobiSVD
+// of the 4096-bar chain's G did not finish in minutes). A 150-square chain (451 speeds, 300 kept
+// and 750 unreduced rows) is on that path and still small enough for the SVD as a reference: both
+// rules agree with the count (one shear per square and one swing), on the unreduced rows too
+// (their 450 out-of-plane rows are zero), and with the last square folded flat, where its loop
+// loses one rank; the aggregated body's independent speeds are the same count but for the swing
+// (the first top bar, hinged to the ground, is a body of its own).
+TEST(SquareChain, RankOfALongChainAgreesWithTheSvd) {
+  constexpr int k = 150;
+  const Model m = Model::build(square_chain_mechanism(k));
+  VecX flat = m.q0;
+  for (const std::string joint : {"v0_149_pin", "v0_150_pin", "h1_149_pin"}) flat(m.q_index[m.joint_index(joint)]) = 0.0;
+  for (const auto& [q, dof] : {std::pair{m.q0, k + 1}, std::pair{flat, k + 2}}) {
+    for (const Constraints* cons : {&m.loops().constraints, &m.loops().unreduced}) {
+      KinematicsData kin(m);
+      update_positions(m, kin, q);
+      ConstraintData d(m);
+      MatX G(cons->rows(), m.nv);
+      constraint_jacobian(m, *cons, kin, d, G);
+      ASSERT_GT(static_cast<double>(G.rows()) * G.cols() * std::min(G.rows(), G.cols()), 2e7);  // the sparse path
+      const RankInfo r = constraint_rank(m, *cons, q);
+      EXPECT_EQ(r.dof, dof) << cons->rows() << " rows";
+      EXPECT_EQ(r.rank, numerical_rank(G).rank) << cons->rows() << " rows";
+    }
+    const std::vector<AggregatedBody>& nodes = m.loops().aggregation.nodes;
+    const auto body = std::find_if(nodes.begin(), nodes.end(), [](const AggregatedBody& n) { return n.aggregated(); });
+    ASSERT_NE(body, nodes.end());
+    EXPECT_EQ(m.loops().independent_speeds(m, q)[body - nodes.begin()], dof - 1) << "the aggregated body";
+  }
 }
 
 // The net: every corner where the drawing puts it, turned by the tilt about joint 0, and R + C

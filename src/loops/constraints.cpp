@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "loops/constraint_rows.hpp"
+#include "loops/sparse_qr.hpp"
 #include "loopdyn/core/errors.hpp"
 #include "loopdyn/core/linalg.hpp"
 
@@ -377,7 +378,7 @@ RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX
   ConstraintData d(model);
   MatX G(cons.rows(), model.nv);
   constraint_jacobian(model, cons, kin, d, G);
-  const NumericalRank r = numerical_rank(G);
+  const NumericalRank r = detail::jacobian_rank(G);
   info.rank = r.rank;
   info.tolerance = r.tolerance;
   info.dof = model.nv - info.rank;

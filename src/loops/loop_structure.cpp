@@ -5,6 +5,7 @@
 
 #include "loopdyn/core/linalg.hpp"
 #include "loopdyn/loops/structural_rank.hpp"
+#include "loops/sparse_qr.hpp"
 
 namespace loopdyn {
 
@@ -40,7 +41,7 @@ std::vector<int> LoopStructure::independent_speeds(const Model& model, const Vec
     }
     for (int b : node.bodies)
       for (int k = 0; k < model.nv_joint[b]; ++k) cols.push_back(model.v_index[b] + k);
-    out.push_back(node.nv - numerical_rank(G(rows, cols)).rank);
+    out.push_back(node.nv - detail::jacobian_rank(G(rows, cols)).rank);
   }
   return out;
 }

@@ -147,10 +147,12 @@ void block_bias(const Model& model, const Constraints& cons, const ConstraintBlo
 struct RankInfo {
   int rank = 0;
   int dof = 0;           ///< nv − rank
-  double tolerance = 0;  ///< singular-value threshold used
+  double tolerance = 0;  ///< threshold used (singular value, or the sparse QR's pivot)
 };
 /// Rank of the constraint Jacobian (kept rows) at q by SVD; singular values below
-/// max(m, nv) · ε · σ_max count as zero (the LAPACK/NumPy matrix_rank rule).
+/// max(m, nv) · ε · σ_max count as zero (the LAPACK/NumPy matrix_rank rule). Where the SVD would
+/// cost more than a tenth of a second (m · nv · min(m, nv) > 2e7), by the sparse QR of Gᵀ of the
+/// structural check instead, pivots below 1e-10 · max(1, max|G|) counting as zero.
 RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX& q);
 
 /// The owner of a row, for messages: "loop joint 'C' (row C.along.x)" or "constraint 'gear'".
