@@ -129,6 +129,31 @@ TEST(Run, DefaultRunOfTheNewUsersFourBarsFollowsTheReference) {
   }
 }
 
+// Cancellation is checked between output times too: with one output interval of 1e4 s, checked
+// at the row at t = 0, then at once at the first poll (64 evaluations in), then 20 ms later, the
+// run stops at that third check, long before the interval ends, with only the row at t = 0; the
+// same under bdf, where the check's throw crosses CVODE's C frames as a stored exception. The
+// crank-rocker's 1e4 s take about 10 s of wall time (a few µs per evaluation), so a check made
+// only at output times would not stop it before t = 1e4.
+TEST(Run, CancellationIsCheckedBetweenOutputTimes) {
+  const Assembled c = assembled(crank_rocker());
+  for (IntegratorKind integrator : {IntegratorKind::dopri5, IntegratorKind::bdf}) {
+    RunSettings s = default_run(1e4);
+    s.simulation.output_dt = 1e4;
+    s.integrator = integrator;
+    int checks = 0;
+    RunCallbacks callbacks;
+    callbacks.cancelled = [&checks] { return ++checks == 3; };
+    const RunResult r = run(c.model, c.model.q0, c.model.u0, s, callbacks);
+    const std::string name(to_string(integrator));
+    EXPECT_EQ(r.stop.kind, RunStopKind::cancelled) << name << ": " << r.stop.message;
+    EXPECT_EQ(checks, 3) << name;
+    EXPECT_EQ(r.trajectory.rows.size(), 1u) << name;
+    EXPECT_EQ(r.stop.message.rfind("cancelled at t = ", 0), 0u) << name << ": " << r.stop.message;
+    EXPECT_LT(std::stod(r.stop.message.substr(17)), 1e4) << name;
+  }
+}
+
 // IFToMM A04's Bricard linkage with its loop closed at the fifth revolute instead of the sixth
 // (issue 36): rod5 hangs from the ground by J6 and J5 is cut. J5's 5 rows have rank 4 everywhere
 // (the redundancy is geometric: it comes from the closed linkage's special axes), and the 4 rows

@@ -184,7 +184,7 @@ RunSettings run_settings(const SimulateOptions& o) {
   return rs;
 }
 
-// A second Ctrl-C does not wait for the next output time (the rows so far are on disk already).
+// A second Ctrl-C does not wait for the run to notice the first (the rows so far are on disk already).
 volatile std::sig_atomic_t interrupted = 0;
 extern "C" void on_interrupt(int) {
   interrupted = 1;
@@ -192,7 +192,8 @@ extern "C" void on_interrupt(int) {
 }
 
 // The run of the options' method: its rows streamed to `csv`, its events and hand-overs on stderr
-// as they happen, progress on stderr unless `quiet`. Ctrl-C stops it at the next output time.
+// as they happen, progress on stderr unless `quiet`. Ctrl-C stops it within about 20 ms of run time
+// (RunCallbacks::cancelled), with the rows up to the last output time.
 RunResult run_model(const RunSettings& settings, const Model& model, const VecX& q0, const VecX& u0, CsvStream& csv,
                     bool quiet) {
   RunCallbacks cb;

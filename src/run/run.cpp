@@ -31,6 +31,15 @@ void attempt(const Model& model, const VecX& q0, const VecX& u0, const RunSettin
     if (callbacks.progress) callbacks.progress(t);
     if (callbacks.cancelled && callbacks.cancelled()) throw Cancelled{t};
   };
+  // Between output times too: every Simulator::kPollEvery evaluations, at most every 20 ms of
+  // wall time (Python's check takes the GIL), the first time at once.
+  if (callbacks.cancelled)
+    simulator.set_poll([&callbacks, last = std::chrono::steady_clock::time_point{}](double t) mutable {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::milliseconds(20)) return;
+      last = now;
+      if (callbacks.cancelled()) throw Cancelled{t};
+    });
   const auto start = std::chrono::steady_clock::now();
   r.stop = {};
   try {

@@ -43,7 +43,8 @@ std::vector<double> output_times(double t_end, double output_dt) {
 Simulator::Simulator(const Model& model, Formulation& formulation, const SimulationSettings& settings)
     : model_(model), formulation_(formulation), settings_(settings), output_kin_(model), constraints_(formulation.constraints()),
       constraint_data_(model), phi_(constraints_.rows()), phidot_(constraints_.rows()),
-      q_(model.nq), u_(model.nv), udot_(model.nv), track_work_(has_applied_forces(model)),
+      q_(model.nq), u_(model.nv), udot_(model.nv), row_x_(formulation.state_size()), row_q_(model.nq),
+      row_u_(model.nv), track_work_(has_applied_forces(model)),
       x_(formulation.state_size()), dx_(formulation.state_size()), before_(formulation.state_size()), power_kin_(model), power_forces_(model) {
   // A fixed-step integrator lands on every output time: a step longer than the output interval
   // would be cut to it, and the run would not be the one asked for.
@@ -99,6 +100,7 @@ void Simulator::derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) {
 
 void Simulator::rhs(double t, const VecX& x, VecX& dx) {
   ++evaluations_;
+  if (poll_ && evaluations_ % kPollEvery == 0) poll_(t);
   if (!track_work_) return derivative(t, x, dx);
   // The work rides along as the last component: its rate is the power of the applied forces at
   // the stage's joint state, so the integrator takes it to its own order and error control.
@@ -186,9 +188,11 @@ void Simulator::prepare_change_points(Trajectory& traj, const VecX& q0, const Ve
 
 VecX Simulator::row(double t, const VecX& x_in) {
   // Dense output of dopri5 interpolates the dependent coordinates too: complete them.
-  VecX x = x_in.head(formulation_.state_size());
+  VecX& x = row_x_;
+  VecX& q = row_q_;
+  VecX& u = row_u_;
+  x = x_in.head(formulation_.state_size());
   formulation_.complete(t, x);
-  VecX q(model_.nq), u(model_.nv);
   formulation_.to_joint(x, q, u);
   update_positions(model_, output_kin_, q);
   update_velocities(model_, output_kin_, q, u);

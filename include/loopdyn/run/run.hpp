@@ -67,7 +67,9 @@ struct RunCallbacks {
   std::function<void(const Trajectory&)> rows;
   std::function<void(const FormulationEvent&)> event;  ///< a method's reports, as they happen
   std::function<void(const Handover&)> handover;     ///< when `auto` starts again with another method
-  std::function<bool()> cancelled;                   ///< polled at every output time: stop the run
+  /// Polled at every output time and between them (every Simulator::kPollEvery evaluations, at
+  /// most every 20 ms): true stops the run, RunStopKind::cancelled.
+  std::function<bool()> cancelled;
 };
 
 /// The integrator a run of `method` uses with these settings (see above).

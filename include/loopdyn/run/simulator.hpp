@@ -96,6 +96,12 @@ class Simulator final : public OdeSystem {
   /// run does) only begin makes the Simulator usable again.
   void begin(double t0, const VecX& q0, const VecX& u0, Trajectory& traj);
   void advance(double t_end, Trajectory& traj, const std::function<void(double)>& progress = {});
+  /// poll(t) is called every kPollEvery evaluations of the right-hand side, with the stage's time,
+  /// between output times too (a bdf step on a large state, its Jacobian by difference quotients,
+  /// can take longer than a user waits for Ctrl-C): a cheap check that may throw to stop the run,
+  /// as progress may.
+  static constexpr long kPollEvery = 64;
+  void set_poll(std::function<void(double t)> poll) { poll_ = std::move(poll); }
   /// The time reached: the end of the last piece.
   double time() const { return t_; }
   /// The joint state at time().
@@ -130,6 +136,8 @@ class Simulator final : public OdeSystem {
   VecX phi_;
   VecX phidot_;
   VecX q_, u_, udot_;
+  VecX row_x_, row_q_, row_u_;  ///< an output row's completed state, no allocation per row
+  std::function<void(double)> poll_;
   const bool track_work_;
   VecX x_, dx_;                   ///< formulation state and derivative when the work rides along
   VecX before_;  ///< an accepted joint-layout state before the method completes it (the watch's continuity)
