@@ -223,8 +223,9 @@ def simulate(model: Model, method: str = "auto", q0: _typing.Optional[_npt.Array
     one (model.default_method) and starts again with dca when it stops. A run that stops raises
     SingularConfigurationError, RunWatchError, IntegrationError or RunError, whose `result` holds
     the rows computed before the stop. The GIL is released during the run; Ctrl-C stops it within
-    a few tens of milliseconds (it is checked between output times too) with KeyboardInterrupt. options: the run's and the methods' settings by name
-    (loopdyn.options() lists them with their defaults; docs/methods.md, "Options"):
+    a few tens of milliseconds (it is checked between output times too) with KeyboardInterrupt.
+    options: the run's and the methods' settings by name (loopdyn.options() lists them with their
+    defaults; docs/methods.md, "Options"):
     """
     q, u, initial = model._start_state(q0, u0, assemble)
     columns, data, stats, events, ran, handovers, stop, message, raised = _simulate(model, q, u, forces, method=method,

@@ -6,6 +6,7 @@
 #include <Eigen/SPQRSupport>
 #include <Eigen/SparseCore>
 #include <algorithm>
+#include <vector>
 
 #include "loopdyn/core/linalg.hpp"
 
@@ -47,7 +48,13 @@ inline NumericalRank jacobian_rank(const MatX& G) {
   if (m * n * std::min(m, n) <= 2e7) return numerical_rank(G);
   NumericalRank r;
   r.tolerance = 1e-10 * std::max(1.0, G.cwiseAbs().maxCoeff());
-  const SparseMat Gt = G.transpose().sparseView();
+  // Rows shorter than the threshold are dependent whatever the others, and each zero pivot would
+  // cost the QR a pass over its pattern (RowRank::factor, structural_rank.cpp): they stay out.
+  std::vector<Eigen::Index> rows;
+  for (Eigen::Index i = 0; i < G.rows(); ++i)
+    if (G.row(i).norm() >= r.tolerance) rows.push_back(i);
+  if (rows.empty()) return r;
+  const SparseMat Gt = G(rows, Eigen::all).transpose().sparseView();
   Spqr qr;
   qr.setPivotThreshold(r.tolerance);
   qr.compute(Gt);
