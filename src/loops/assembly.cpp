@@ -67,9 +67,6 @@ std::pair<std::vector<int>, std::vector<int>> split_fixed(int nv, const std::vec
   return {unfixed, pinned};
 }
 
-// Pivots count above 1e-10 · max(1, max|G|) (the rule of the structural redundancy check).
-double pivot_threshold(double largest_entry) { return 1e-10 * std::max(1.0, largest_entry); }
-
 // Number of leading diagonal entries of a column-pivoted QR factor above an absolute threshold.
 int pivots_above(const Eigen::ColPivHouseholderQR<MatX>& qr, double threshold) {
   const Eigen::Index n = std::min(qr.rows(), qr.cols());
@@ -83,7 +80,7 @@ std::vector<int> dependent_speeds(const MatX& G, const std::vector<bool>& fixed)
   const auto [unfixed, pinned] = split_fixed(static_cast<int>(G.cols()), fixed);
   std::vector<int> dep;
   if (G.rows() == 0) return dep;
-  const double threshold = pivot_threshold(G.cwiseAbs().maxCoeff());
+  const double threshold = detail::pivot_threshold(G.cwiseAbs().maxCoeff());
   // Unfixed columns: G_u P = Q R; the first r1 pivots are dependent.
   int r1 = 0;
   Eigen::ColPivHouseholderQR<MatX> qr1;
@@ -123,7 +120,7 @@ std::vector<int> sparse_dependent_speeds(const SparseMat& G, const std::vector<b
   const auto [unfixed, pinned] = split_fixed(static_cast<int>(G.cols()), fixed);
   std::vector<int> dep;
   if (G.rows() == 0) return dep;
-  const double threshold = pivot_threshold(max_abs(G));
+  const double threshold = detail::pivot_threshold(max_abs(G));
   if (!unfixed.empty())
     for (int c : kept_columns(columns_of(G, unfixed), threshold, SPQR_ORDERING_DEFAULT)) dep.push_back(unfixed[c]);
   if (!pinned.empty() && static_cast<Eigen::Index>(dep.size()) < G.rows()) {
@@ -220,7 +217,7 @@ std::vector<int> choose_dependent_speeds(const SparseMat& G, const std::vector<b
   std::vector<int> dep = sparse_dependent_speeds(G, fixed);
   if (dep.empty()) return dep;  // G ≈ 0: nothing to condition
   Spqr qr;
-  qr.setPivotThreshold(pivot_threshold(max_abs(G)));
+  qr.setPivotThreshold(detail::pivot_threshold(max_abs(G)));
   qr.compute(columns_of(G, dep));
   if (condition_estimate(qr) <= kSparseConditionLimit) return dep;
   return dependent_speeds(MatX(G), fixed);
@@ -232,7 +229,7 @@ std::vector<int> choose_dependent_speeds(const SparseMat& G, const std::vector<b
 VecX solve_dependent(const SparseMat& G, const std::vector<int>& dep, const VecX& b) {
   if (dense_affordable(G)) return factor(columns_of(MatX(G), dep)).solve(b);
   Spqr qr;
-  qr.setPivotThreshold(pivot_threshold(max_abs(G)));
+  qr.setPivotThreshold(detail::pivot_threshold(max_abs(G)));
   qr.compute(columns_of(G, dep));
   return qr.basic_solution(b);
 }

@@ -14,6 +14,11 @@ namespace loopdyn::detail {
 
 using SparseMat = Eigen::SparseMatrix<double>;
 
+/// Pivots of a factorization of G count above 1e-10 · max(1, max|G|): the loops layer's rank rule
+/// for QR (the structural check, the assembly's choice of dependent speeds, jacobian_rank), absolute
+/// near G ≡ 0.
+inline double pivot_threshold(double largest_entry) { return 1e-10 * std::max(1.0, largest_entry); }
+
 /// Eigen::SPQR with its column permutation readable. SuiteSparseQR (multifrontal, in a
 /// fill-reducing column order, with Heath's rank detection) keeps a column when its part outside
 /// the span of the columns kept before it is longer than the pivot threshold and moves the others
@@ -39,15 +44,14 @@ class Spqr : public Eigen::SPQR<SparseMat> {
 };
 
 /// Rank of a constraint Jacobian G (m x n, dense): numerical_rank's SVD where m · n · min(m, n) is
-/// at most 2e7 (a tenth of a second here), else the rank SuiteSparseQR finds in Gᵀ at the
-/// structural check's pivot threshold, 1e-10 · max(1, max|G|) (structural_rank.cpp), returned as
-/// `tolerance`. JacobiSVD is cubic with a large constant: `loopdyn info` of paper 003's 1024-bar
+/// at most 2e7 (`loopdyn info` of the 256-bar square chain, 7.4e6, took 0.07 s in all), else the
+/// rank SuiteSparseQR finds in Gᵀ at pivot_threshold, returned as `tolerance`. JacobiSVD is cubic with a large constant: `loopdyn info` of paper 003's 1024-bar
 /// square chain spent 6 s in it, and the 4096-bar one did not finish in 7 minutes.
 inline NumericalRank jacobian_rank(const MatX& G) {
   const double m = static_cast<double>(G.rows()), n = static_cast<double>(G.cols());
   if (m * n * std::min(m, n) <= 2e7) return numerical_rank(G);
   NumericalRank r;
-  r.tolerance = 1e-10 * std::max(1.0, G.cwiseAbs().maxCoeff());
+  r.tolerance = pivot_threshold(G.cwiseAbs().maxCoeff());
   // Rows shorter than the threshold are dependent whatever the others, and each zero pivot would
   // cost the QR a pass over its pattern (RowRank::factor, structural_rank.cpp): they stay out.
   std::vector<Eigen::Index> rows;

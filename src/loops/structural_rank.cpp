@@ -109,7 +109,7 @@ class RowRank {
         scratch_(0, speed) = 0.0;
       }
     }
-    threshold_ = 1e-10 * std::max(1.0, Gt_.coeffs().cwiseAbs().maxCoeff());
+    threshold_ = detail::pivot_threshold(Gt_.coeffs().cwiseAbs().maxCoeff());
     // Rows of G shorter than the pivot threshold are dependent whatever the others (the part of a
     // column outside any span is no longer than the column), so they stay out of the QR: there
     // every zero pivot recomputes the column elimination tree, O(entries) each, which made the

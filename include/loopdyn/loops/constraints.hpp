@@ -150,8 +150,8 @@ struct RankInfo {
   double tolerance = 0;  ///< threshold used (singular value, or the sparse QR's pivot)
 };
 /// Rank of the constraint Jacobian (kept rows) at q by SVD; singular values below
-/// max(m, nv) · ε · σ_max count as zero (the LAPACK/NumPy matrix_rank rule). Where the SVD would
-/// cost more than a tenth of a second (m · nv · min(m, nv) > 2e7), by the sparse QR of Gᵀ of the
+/// max(m, nv) · ε · σ_max count as zero (the LAPACK/NumPy matrix_rank rule). Past
+/// m · nv · min(m, nv) = 2e7, where the SVD takes seconds to minutes, by the sparse QR of Gᵀ of the
 /// structural check instead, pivots below 1e-10 · max(1, max|G|) counting as zero.
 RankInfo constraint_rank(const Model& model, const Constraints& cons, const VecX& q);
 
