@@ -137,6 +137,73 @@ TEST(Constraints, ForcesOnTheBodiesAreGTransposeLambda) {
   }
 }
 
+// The bodies on a loop joint's tree path, below the common ancestor of its two bodies (ascending),
+// from ancestor sets: independent of the library's own walk.
+std::vector<int> path_of(const Model& m, const ModelJoint& lj) {
+  const auto ancestors = [&](int body) {
+    std::vector<int> out;
+    for (; body >= 0; body = m.parent[body]) out.push_back(body);
+    return out;
+  };
+  const std::vector<int> a = ancestors(lj.parent), b = ancestors(lj.child);
+  std::vector<int> path;
+  for (int body : a)
+    if (std::find(b.begin(), b.end(), body) == b.end()) path.push_back(body);
+  for (int body : b)
+    if (std::find(a.begin(), a.end(), body) == a.end()) path.push_back(body);
+  std::sort(path.begin(), path.end());
+  return path;
+}
+
+// A block's Φ and G (block_position_jacobian, which forms each path speed's world column once for
+// all rows) are the whole model's rows and columns (constraint_jacobian, checked by finite
+// differences above): the whole block at once, and each loop joint's rows on its path's bodies
+// alone, whose G has no other nonzero column. Both sides evaluate each entry with the same
+// arithmetic (loop_row_entry), from a column formed once or per row: equal up to the compiler's
+// contraction of products, far below 1e-13 on O(1) entries. The geared chain adds coupling rows.
+TEST(Constraints, BlockJacobianIsTheWholeJacobiansRowsAndColumns) {
+  std::vector<Model> models;
+  for (std::uint64_t seed = 70; seed < 78; ++seed) models.push_back(Model::build(random_loops(seed)));
+  models.push_back(test::load_model("geared_chain"));
+  std::uint64_t seed = 0;
+  for (const Model& m : models) {
+    Eval e(m, m.loops().unreduced);
+    std::mt19937_64 rng(++seed);
+    const VecX q = test::random_q(m, rng);
+    const VecX phi = e.phi(q);
+    const MatX G = e.G(q);
+    const ConstraintBlock whole = ConstraintBlock::whole(m, e.cons);
+    VecX block_phi(whole.rows.size());
+    MatX block_G(whole.rows.size(), whole.columns);
+    block_position_jacobian(m, e.cons, whole, e.kin, 0.0, e.d, block_phi, block_G);
+    EXPECT_TRUE(near(block_phi, phi, 1e-13)) << m.name;
+    EXPECT_TRUE(near(block_G, G, 1e-13)) << m.name;
+    for (int k = 0; k < static_cast<int>(m.loop_joints.size()); ++k) {
+      const std::vector<int> path = path_of(m, m.loop_joints[k]);
+      if (path.empty()) continue;
+      const ConstraintBlock block = ConstraintBlock::of(m, e.cons, path, {k}, {});
+      VecX loop_phi(block.rows.size());
+      MatX loop_G(block.rows.size(), block.columns);
+      block_position_jacobian(m, e.cons, block, e.kin, 0.0, e.d, loop_phi, loop_G);
+      const std::vector<int> speeds = block.speeds(m);
+      for (std::size_t r = 0; r < block.rows.size(); ++r) {
+        EXPECT_NEAR(loop_phi(r), phi(block.rows[r]), 1e-13) << m.name << " loop " << k;
+        VecX row = G.row(block.rows[r]);
+        for (std::size_t c = 0; c < speeds.size(); ++c) {
+          EXPECT_NEAR(loop_G(r, c), row(speeds[c]), 1e-13) << m.name << " loop " << k;
+          row(speeds[c]) = 0.0;
+        }
+        EXPECT_EQ(row.cwiseAbs().maxCoeff(), 0.0) << m.name << " loop " << k << ": G off the path";
+      }
+      // A block without one of the path's bodies cannot hold the loop's rows.
+      if (!block.rows.empty()) {
+        std::vector<int> short_path(path.begin() + 1, path.end());
+        EXPECT_THROW(ConstraintBlock::of(m, e.cons, short_path, {k}, {}), std::logic_error) << m.name;
+      }
+    }
+  }
+}
+
 // A loop joint identical to a tree joint allows exactly the motion the tree joint makes: Φ = 0,
 // G u = 0 and γ = 0 at every q and u, for every joint type.
 TEST(Constraints, DuplicateOfATreeJointIsSatisfiedIdentically) {

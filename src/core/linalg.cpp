@@ -100,7 +100,8 @@ SquareLu::SquareLu(int n) { resize(n); }
 
 void SquareLu::resize(int n) {
   if (n == size() && x_.size() == n) return;
-  lu_ = Eigen::PartialPivLU<MatX>(n);
+  n_ = n;
+  lu_ = Eigen::PartialPivLU<MatX>(n > kSmall ? n : 0);
   x_.resize(n);
   y_.resize(n);
   z_.resize(n);
@@ -108,29 +109,56 @@ void SquareLu::resize(int n) {
 }
 
 void SquareLu::compute(const MatX& A) {
-  lu_.compute(A);
   norm1_ = A.rows() ? A.cwiseAbs().colwise().sum().maxCoeff() : 0.0;
+  if (n_ > kSmall) return void(lu_.compute(A));
+  // Partial pivoting as Eigen's: the column's largest remaining entry is the pivot. A zero pivot
+  // leaves its column uneliminated (U has a zero on its diagonal: condition() is infinite).
+  small_.topLeftCorner(n_, n_) = A;
+  for (int i = 0; i < n_; ++i) row_[i] = i;
+  for (int k = 0; k < n_; ++k) {
+    int p = k;
+    for (int i = k + 1; i < n_; ++i)
+      if (std::abs(small_(i, k)) > std::abs(small_(p, k))) p = i;
+    if (p != k) {
+      small_.row(p).swap(small_.row(k));
+      std::swap(row_[p], row_[k]);
+    }
+    if (small_(k, k) == 0.0) continue;
+    for (int i = k + 1; i < n_; ++i) {
+      const double l = small_(i, k) /= small_(k, k);
+      for (int j = k + 1; j < n_; ++j) small_(i, j) -= l * small_(k, j);
+    }
+  }
 }
 
 void SquareLu::solve_transposed(const VecX& b, VecX& x) const {
   // Aᵀ = (P⁻¹ L U)ᵀ = Uᵀ Lᵀ P: Uᵀ y = b, Lᵀ z = y, x = Pᵀ z (out of place: no permutation mask).
+  if (n_ <= kSmall) {
+    double y[kSmall];
+    for (int i = 0; i < n_; ++i) {
+      y[i] = b(i);
+      for (int k = 0; k < i; ++k) y[i] -= small_(k, i) * y[k];
+      y[i] /= small_(i, i);
+    }
+    for (int i = n_ - 1; i >= 0; --i) {
+      for (int k = i + 1; k < n_; ++k) y[i] -= small_(k, i) * y[k];
+      x(row_[i]) = y[i];
+    }
+    return;
+  }
   y_ = b;
   lu_.matrixLU().triangularView<Eigen::Upper>().transpose().solveInPlace(y_);
   lu_.matrixLU().triangularView<Eigen::UnitLower>().transpose().solveInPlace(y_);
   x.noalias() = lu_.permutationP().transpose() * y_;
 }
 
-namespace {
-// Up to this size the condition number is computed exactly (the blocks of aggregated bodies).
-constexpr Eigen::Index kExactConditionSize = 4;
-}  // namespace
-
 double SquareLu::condition() {
   const Eigen::Index n = size();
   if (n == 0) return 1.0;
-  const auto diagonal = lu_.matrixLU().diagonal().cwiseAbs();
-  if (!(diagonal.minCoeff() > 0.0)) return std::numeric_limits<double>::infinity();
-  if (n <= kExactConditionSize) {
+  const double smallest_pivot = n > kSmall ? lu_.matrixLU().diagonal().cwiseAbs().minCoeff()
+                                           : small_.diagonal().head(n).cwiseAbs().minCoeff();
+  if (!(smallest_pivot > 0.0)) return std::numeric_limits<double>::infinity();
+  if (n <= kSmall) {
     // ‖A⁻¹‖₁ exactly, column by column: n solves, fewer than Hager's iterations take.
     double inverse_norm = 0.0;
     for (Eigen::Index j = 0; j < n; ++j) {

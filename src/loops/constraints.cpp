@@ -82,7 +82,7 @@ void for_path_bodies(const Model& model, const ModelJoint& lj, F f) {
   }
 }
 
-// Row r of G for a loop-joint row, on the tree path between the joint's two bodies only. A column
+// A loop-joint row's entries of G, on the tree path between the joint's two bodies only. A column
 // of a common ancestor moves both frames rigidly: ω_c − ω_p = 0 and v_c − v_p = ω × d, so
 // b·(ω × d) + (b × d)·ω = 0 and both row kinds vanish there (the row is sparse in the tree).
 // A path column s = [ω; v_O] (world axes, about the world origin) with σ = +1 on the child side,
@@ -90,20 +90,27 @@ void for_path_bodies(const Model& model, const ModelJoint& lj, F f) {
 //   dot    Φ̇ = (a × b)·(ω_c − ω_p)             → σ (a × b)·ω;
 //   along  Φ̇ = b·(v_c − v_p) + (b × d)·ω_p     → σ b·(v_O + ω × x_c)
 // (on the parent side −b·(v_O + ω × x_p) + (b × d)·ω = −b·(v_O + ω × (x_p + d))).
-// `first_column(body)` is the column of the body's first speed in G.
+// loop_row_normal gives the row's n (a × b or b); loop_row_entry the entry for one column.
+Vec3 loop_row_normal(const ConstraintRow& row, const ConstraintData::Frame& p, const ConstraintData::Frame& c) {
+  const Vec3 b = p.R * row.u;
+  return row.kind == Kind::dot ? Vec3((c.R * row.w).cross(b)) : b;
+}
+
+double loop_row_entry(const ConstraintRow& row, const Vec3& n, const ConstraintData::Frame& c, const Vec6& s) {
+  const Vec3 w = s.head<3>();
+  return n.dot(row.kind == Kind::dot ? w : Vec3(s.tail<3>() + w.cross(c.x)));
+}
+
+// Row r of G for a loop-joint row; `first_column(body)` is the column of the body's first speed
+// in G.
 template <class FirstColumn>
 void loop_row(const Model& model, const KinematicsData& kin, const ModelJoint& lj, const ConstraintRow& row,
               const ConstraintData::Frame& p, const ConstraintData::Frame& c, Eigen::Ref<MatX> G, int r,
               FirstColumn first_column) {
-  const bool dot = row.kind == Kind::dot;
-  const Vec3 b = p.R * row.u;
-  const Vec3 n = dot ? Vec3((c.R * row.w).cross(b)) : b;
+  const Vec3 n = loop_row_normal(row, p, c);
   for_path_bodies(model, lj, [&](int body, double sign) {
-    for (int k = 0, col = model.v_index[body], out = first_column(body); k < model.nv_joint[body]; ++k) {
-      const Vec6 s = kin.X_world[body].act_motion(kin.S.col(col + k));
-      const Vec3 w = s.head<3>();
-      G(r, out + k) = sign * n.dot(dot ? w : Vec3(s.tail<3>() + w.cross(c.x)));
-    }
+    for (int k = 0, col = model.v_index[body], out = first_column(body); k < model.nv_joint[body]; ++k)
+      G(r, out + k) = sign * loop_row_entry(row, n, c, kin.X_world[body].act_motion(kin.S.col(col + k)));
   });
 }
 
@@ -230,7 +237,10 @@ using detail::position_row;
 using detail::update_frames;
 
 ConstraintData::ConstraintData(const Model& model)
-    : fp(model.loop_joints.size()), fc(model.loop_joints.size()), a0(model.nbodies, Vec6::Zero()) {}
+    : fp(model.loop_joints.size()),
+      fc(model.loop_joints.size()),
+      a0(model.nbodies, Vec6::Zero()),
+      S_world(Mat6X::Zero(6, model.nv)) {}
 
 void constraint_position(const Model& model, const Constraints& cons, const KinematicsData& kin, double t,
                          ConstraintData& d, Eigen::Ref<VecX> phi) {
@@ -307,6 +317,7 @@ ConstraintBlock ConstraintBlock::whole(const Model& model, const Constraints& co
     b.first_column.push_back(model.v_index[i]);
   }
   b.columns = model.nv;
+  b.find_paths(model);
   return b;
 }
 
@@ -325,7 +336,26 @@ ConstraintBlock ConstraintBlock::of(const Model& model, const Constraints& cons,
   }
   b.loops = loop_joints;
   std::sort(b.loops.begin(), b.loops.end());
+  b.find_paths(model);
   return b;
+}
+
+void ConstraintBlock::find_paths(const Model& model) {
+  std::vector<bool> on_path(bodies.size(), false);
+  for (int k : loops) {
+    std::vector<PathBody>& path = paths.emplace_back();
+    for_path_bodies(model, model.loop_joints[k], [&](int body, double sign) {
+      const auto at = std::lower_bound(bodies.begin(), bodies.end(), body);
+      if (at == bodies.end() || *at != body)
+        throw std::logic_error("constraint block: loop joint '" + model.loop_joints[k].name +
+                               "' passes through body '" + model.body_name[body] + "', which is not in the block");
+      const int j = static_cast<int>(at - bodies.begin());
+      path.push_back({j, sign});
+      on_path[j] = true;
+    });
+  }
+  for (std::size_t j = 0; j < bodies.size(); ++j)
+    if (on_path[j]) path_bodies.push_back(static_cast<int>(j));
 }
 
 int ConstraintBlock::column_of(int body) const {
@@ -343,12 +373,26 @@ void block_position_jacobian(const Model& model, const Constraints& cons, const 
                              const KinematicsData& kin, double t, ConstraintData& d, Eigen::Ref<VecX> phi,
                              Eigen::Ref<MatX> G) {
   for (int k : block.loops) update_loop_frames(model, kin, d, k);
+  // Each path speed's world motion column once, for all the rows it appears in (loop_row_entry).
+  for (int j : block.path_bodies) {
+    const int body = block.bodies[j];
+    for (int k = 0; k < model.nv_joint[body]; ++k)
+      d.S_world.col(block.first_column[j] + k) = kin.X_world[body].act_motion(kin.S.col(model.v_index[body] + k));
+  }
   G.setZero();
-  const auto local = [&](int body) { return block.column_of(body); };
   for (std::size_t r = 0; r < block.rows.size(); ++r) {
     const ConstraintRow& row = cons.kept()[block.rows[r]];
     phi(r) = position_row(model, row, kin.q, t, d);
-    place_jacobian_row(model, row, kin, d, G, static_cast<int>(r), local);
+    if (row.kind == Kind::coupling) {
+      place_jacobian_row(model, row, kin, d, G, static_cast<int>(r), [&](int body) { return block.column_of(body); });
+      continue;
+    }
+    const ConstraintData::Frame& c = d.fc[row.loop];
+    const Vec3 n = loop_row_normal(row, d.fp[row.loop], c);
+    const auto slot = std::lower_bound(block.loops.begin(), block.loops.end(), row.loop) - block.loops.begin();
+    for (const ConstraintBlock::PathBody& b : block.paths[slot])
+      for (int k = 0, col = block.first_column[b.body]; k < model.nv_joint[block.bodies[b.body]]; ++k)
+        G(static_cast<Eigen::Index>(r), col + k) = b.sign * loop_row_entry(row, n, c, d.S_world.col(col + k));
   }
 }
 

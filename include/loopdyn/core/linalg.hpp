@@ -15,7 +15,8 @@
 // the strictly upper triangle is mirrored.
 //
 // SquareLu: LU with partial pivoting of a square block whose size may change (the dependent
-// block G_RD of coordinate partitioning), solves with A and Aᵀ into caller vectors, and the
+// block G_RD of coordinate partitioning; written out up to 4 x 4, Eigen's above), solves with A
+// and Aᵀ into caller vectors, and the
 // 1-norm condition number: exact for blocks up to 4 x 4 (from the columns of A⁻¹), above that
 // estimated by Hager's method (W. W. Hager, "Condition estimates", SIAM
 // J. Sci. Stat. Comput. 5 (1984) 311-316) with N. J. Higham's extra test vector (ACM TOMS 14
@@ -81,13 +82,27 @@ class SquareLu {
   explicit SquareLu(int n = 0);
   /// Sizes the workspaces for n x n (allocates only when n changes).
   void resize(int n);
-  int size() const { return static_cast<int>(lu_.rows()); }
+  int size() const { return n_; }
   /// Factors A (size() x size()).
   void compute(const MatX& A);
   /// x = A⁻¹ b.
   template <class Rhs, class Out>
   void solve(const Rhs& b, Out& x) const {
-    x.noalias() = lu_.solve(b);
+    if (n_ > kSmall) {
+      x.noalias() = lu_.solve(b);
+      return;
+    }
+    // P A = L U: L y = P b, then U x = y.
+    double y[kSmall];
+    for (int i = 0; i < n_; ++i) {
+      y[i] = b(row_[i]);
+      for (int k = 0; k < i; ++k) y[i] -= small_(i, k) * y[k];
+    }
+    for (int i = n_ - 1; i >= 0; --i) {
+      for (int k = i + 1; k < n_; ++k) y[i] -= small_(i, k) * y[k];
+      y[i] /= small_(i, i);
+    }
+    for (int i = 0; i < n_; ++i) x(i) = y[i];
   }
   /// x = A⁻ᵀ b (x must not alias b).
   void solve_transposed(const VecX& b, VecX& x) const;
@@ -95,6 +110,13 @@ class SquareLu {
   double condition();
 
  private:
+  /// Up to this size the factors are written out in a fixed 4 x 4 array: the blocks of aggregated
+  /// bodies (a 4-bar cell's is 2 x 2), where Eigen's dynamic-size LU and its triangular solves
+  /// cost several times the arithmetic.
+  static constexpr int kSmall = 4;
+  int n_ = 0;
+  Eigen::Matrix4d small_;  ///< L (unit, strictly lower) and U of P A, n <= kSmall
+  int row_[kSmall] = {};   ///< row i of P A is row row_[i] of A
   Eigen::PartialPivLU<MatX> lu_;
   double norm1_ = 0.0;  ///< ‖A‖₁ of the factored matrix
   mutable VecX x_, y_, z_, sign_;

@@ -76,6 +76,7 @@ struct ConstraintData {
   };
   std::vector<Frame> fp, fc;   ///< (loops) parent-side and child-side frames
   std::vector<Vec6> a0;        ///< (nbodies) body accelerations at u̇ = 0 (velocity products only)
+  Mat6X S_world;               ///< (6 x nv) a block's path speeds' motion columns [ω; v_O], world axes
 };
 
 /// The time argument of the methods that do not take drives (MethodInfo::drives, checked before
@@ -119,6 +120,12 @@ struct ConstraintBlock {
   std::vector<int> bodies;        ///< ascending (parents before children)
   std::vector<int> first_column;  ///< (bodies) column of each body's first speed
   int columns = 0;                ///< number of speeds of `bodies`
+  struct PathBody {
+    int body;     ///< index into `bodies`
+    double sign;  ///< +1 on the loop joint's child side of the tree path, −1 on its parent side
+  };
+  std::vector<std::vector<PathBody>> paths;  ///< (loops) the bodies on each loop joint's tree path
+  std::vector<int> path_bodies;              ///< indices into `bodies` on some path, ascending
 
   /// Every kept row on every body: G is the model's m x nv Jacobian.
   static ConstraintBlock whole(const Model& model, const Constraints& cons);
@@ -130,6 +137,9 @@ struct ConstraintBlock {
   int column_of(int body) const;
   /// The global speed index of each column.
   std::vector<int> speeds(const Model& model) const;
+
+ private:
+  void find_paths(const Model& model);  ///< paths and path_bodies from loops and bodies
 };
 
 /// Φ and G of the block's rows (G: rows x columns, overwritten); coupling rows read kin.q.
