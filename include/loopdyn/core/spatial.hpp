@@ -114,6 +114,13 @@ struct Transform {
   /// (row i of M P is (Mᵢ × p)ᵀ), and only the lower triangles of the symmetric blocks are formed:
   /// about 190 multiplications instead of 243 for nine general 3x3 products.
   Mat6 act_inertia(const Mat6& I) const {
+    Mat6 out;
+    act_inertia(I, out);
+    return out;
+  }
+  /// The same into `out` (not I), for sums that start by assignment: assigning the returned
+  /// matrix copies its 288 bytes (`rep movsq`, a sixth of the aggregated factorization's time).
+  void act_inertia(const Mat6& I, Mat6& out) const {
     const Mat3 C = rotate_symmetric(I.bottomRightCorner<3, 3>());
     const Mat3 A = rotate_symmetric(I.topLeftCorner<3, 3>());
     const Mat3 Bc = R * I.topRightCorner<3, 3>() * R.transpose();
@@ -122,7 +129,6 @@ struct Transform {
       PC.col(k) = p.cross(C.col(k));
       BP.row(k) = Vec3(Bc.row(k).transpose()).cross(p).transpose();
     }
-    Mat6 out;
     for (int c = 0; c < 3; ++c)
       for (int r = c; r < 3; ++r) {
         // (P C P)(r, c) = row r of P C, crossed with p, component c.
@@ -133,7 +139,6 @@ struct Transform {
     out.topRightCorner<3, 3>() = Bc + PC;
     out.bottomLeftCorner<3, 3>() = out.topRightCorner<3, 3>().transpose();
     out.bottomRightCorner<3, 3>() = C;
-    return out;
   }
 
  private:

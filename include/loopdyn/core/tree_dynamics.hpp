@@ -38,13 +38,17 @@ struct AggregatedBodyData {
   std::vector<int> local_parent;  ///< (bodies) local index of each body's parent, −1 = parent_body
   std::vector<int> first;   ///< (bodies) row of each body's first speed in θ
   std::vector<int> speeds;  ///< (nθ) global speed of each row of θ
+  /// (bodies) whether a body has children in the aggregate, and whether its contribution is the
+  /// first its parent's sums (or the top's, U and Ia_proj) receive bottom up: the sums start by
+  /// assignment, without zeroing the 6 x 6 blocks each call.
+  std::vector<char> has_children, first_into_parent;
   int parent_body = -1;     ///< the body all top bodies hang from, −1 = ground
   MatX X;                   ///< (nθ x nβ)
   VecX x;                   ///< (nθ)
   // Sweep workspace (resized only when nβ changes). Column c of body j is column j·nβ + c.
   Mat6X H;                  ///< (6 x bodies·nβ) H_RS of eq 29: each body's velocity per unit β, body frame
   Mat6X F;                  ///< (6 x bodies·nβ) P H accumulated towards the top (body frames)
-  std::vector<Mat6> C;      ///< (bodies) P accumulated towards the top: Σ φ P φ*
+  std::vector<Mat6> C;      ///< (bodies) P accumulated towards the top: Σ φ P φ* (bodies with children)
   std::vector<Vec6> abar;   ///< (bodies) acceleration at β̈ = 0 relative to parent_body (a_S of eq 30)
   std::vector<Vec6> z;      ///< (bodies) z of eq 54 accumulated towards the top
   Mat6X U;                  ///< (6 x nβ) φ P_S H_RS in parent_body's frame
