@@ -45,8 +45,9 @@ class Spqr : public Eigen::SPQR<SparseMat> {
 
 /// Rank of a constraint Jacobian G (m x n, dense): numerical_rank's SVD where m · n · min(m, n) is
 /// at most 2e7 (`loopdyn info` of the 256-bar square chain, 7.4e6, took 0.07 s in all), else the
-/// rank SuiteSparseQR finds in Gᵀ at pivot_threshold, returned as `tolerance`. JacobiSVD is cubic with a large constant: `loopdyn info` of paper 003's 1024-bar
-/// square chain spent 6 s in it, and the 4096-bar one did not finish in 7 minutes.
+/// rank SuiteSparseQR finds in Gᵀ at pivot_threshold, returned as `tolerance`. JacobiSVD is cubic
+/// with a large constant: `loopdyn info` of paper 003's 1024-bar square chain spent 6 s in it, and
+/// the 4096-bar one did not finish in 7 minutes.
 inline NumericalRank jacobian_rank(const MatX& G) {
   const double m = static_cast<double>(G.rows()), n = static_cast<double>(G.cols());
   if (m * n * std::min(m, n) <= 2e7) return numerical_rank(G);
