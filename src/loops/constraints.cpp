@@ -96,9 +96,13 @@ Vec3 loop_row_normal(const ConstraintRow& row, const ConstraintData::Frame& p, c
   return row.kind == Kind::dot ? Vec3((c.R * row.w).cross(b)) : b;
 }
 
-double loop_row_entry(const ConstraintRow& row, const Vec3& n, const ConstraintData::Frame& c, const Vec6& s) {
-  const Vec3 w = s.head<3>();
-  return n.dot(row.kind == Kind::dot ? w : Vec3(s.tail<3>() + w.cross(c.x)));
+// The column is read where it lies (a column of ConstraintData::S_world): copied into a Vec6 first,
+// its tail was loaded across the two 16-byte stores of the copy, a failed store forwarding that
+// held a third of block_position_jacobian's time (perf annotate on the ladder cells).
+template <class Column>
+double loop_row_entry(const ConstraintRow& row, const Vec3& n, const ConstraintData::Frame& c, const Column& s) {
+  const Vec3 w = s.template head<3>();
+  return n.dot(row.kind == Kind::dot ? w : Vec3(s.template tail<3>() + w.cross(c.x)));
 }
 
 // Row r of G for a loop-joint row; `first_column(body)` is the column of the body's first speed

@@ -17,7 +17,7 @@
 // With more than one column, X_S's columns are then made orthonormal (the same span, so the same
 // θ̈; the β of such a body are then coordinates along that basis, not a subset of its speeds):
 // D_S = X_Sᵀ P_S X_S (eq 51) is then not made worse by cond(X_S)², and with the projected inertia computed as
-// C − W Wᵀ (tree_dynamics.cpp, subtract_projected_inertia) a net of loops keeps its digits (square
+// C − W Wᵀ (aggregated_sweep.cpp, subtract_projected_inertia) a net of loops keeps its digits (square
 // net 16 x 16: 5e-12 relative off lagrange-dense, against 2.8e-8 before both).
 // aba_factor and aba_solve over the AggregatedTreeData (002 eqs 50-57) give the accelerations;
 // single bodies take the `tree` code path inside the same sweeps.
