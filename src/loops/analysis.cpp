@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "loopdyn/core/linalg.hpp"
+#include "loopdyn/core/names.hpp"
 #include "loopdyn/loops/assembly.hpp"
 #include "loopdyn/loops/loop_structure.hpp"
 #include "loopdyn/loops/projection.hpp"
@@ -25,13 +26,6 @@ void check_state(const VecX& x, Eigen::Index size, const char* what, const char*
   for (Eigen::Index k = 0; k < x.size(); ++k)
     if (!std::isfinite(x(k)))
       throw std::invalid_argument(std::string(what) + "[" + std::to_string(k) + "] is not finite");
-}
-
-std::string number(double x) {
-  std::ostringstream s;
-  s.precision(3);
-  s << x;
-  return s.str();
 }
 
 // Right singular vectors of G beyond its rank (numerical_rank's rule, linalg.hpp): an orthonormal
@@ -243,9 +237,9 @@ InverseDynamicsResult Analysis::inverse_dynamics(double t, const VecX& q, const 
       const double worst = r.cwiseAbs().maxCoeff(&row);
       if (worst > tol * scale)
         throw std::runtime_error("inverse_dynamics: the motion does not close the loops at " + std::string(level) +
-                                 " level: residual " + number(worst) + " at " +
+                                 " level: residual " + short_number(worst) + " at " +
                                  row_owner(model_, constraints_.kept()[static_cast<std::size_t>(row)]) +
-                                 " (tolerance " + number(tol * scale) +
+                                 " (tolerance " + short_number(tol * scale) +
                                  "); complete_motion gives a motion that does, from the independent joints' motion");
     };
     check(phi, 1.0, "position");
@@ -278,8 +272,8 @@ InverseDynamicsResult Analysis::inverse_dynamics(double t, const VecX& q, const 
   if (!(residual <= 1e-6 * scale)) {
     std::ostringstream s;
     s << "inverse_dynamics: under-actuated: the actuated joints drive " << r.rank << " of the mechanism's " << r.dof
-      << " degrees of freedom, and this motion needs forces beyond them (residual " << number(residual)
-      << " of the generalized forces' " << number(scale) << ")";
+      << " degrees of freedom, and this motion needs forces beyond them (residual " << short_number(residual)
+      << " of the generalized forces' " << short_number(scale) << ")";
     throw std::runtime_error(s.str());
   }
   // λ from Gᵀ λ = B τ − b.

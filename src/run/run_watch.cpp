@@ -5,18 +5,9 @@
 #include <cstdio>
 #include <limits>
 
+#include "loopdyn/core/names.hpp"
+
 namespace loopdyn {
-
-namespace {
-
-// "1.23e-05" style numbers for messages.
-std::string number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
-}  // namespace
 
 double applied_power(const Model& model, const KinematicsData& kin, double t, const VecX& q, const VecX& u,
                      ForceData& forces) {
@@ -44,7 +35,7 @@ RunWatch::RunWatch(const Model& model, const WatchSettings& settings, const Inte
   if (!(summary_.accuracy > 0.0) || !std::isfinite(summary_.accuracy))
     throw std::invalid_argument("the run watch needs an accuracy > 0 (" +
                                 std::string(fixed ? "fixed_step_accuracy" : "the integrator's rtol") + " is " +
-                                number(summary_.accuracy) + ")");
+                                short_number(summary_.accuracy) + ")");
 }
 
 double RunWatch::size_at_start() {
@@ -98,11 +89,11 @@ void RunWatch::check_closure(double t, const VecX& u) {
     summary_.worst_velocity = std::max(summary_.worst_velocity, v);
     // !(x <= b) also stops a NaN.
     if (!(p <= bound * length))
-      fail(t, "closure: " + row_owner(model_, rows_.kept()[r]) + " is off by " + number(p) + " (bound " +
-                  number(bound * length) + ")");
+      fail(t, "closure: " + row_owner(model_, rows_.kept()[r]) + " is off by " + short_number(p) + " (bound " +
+                  short_number(bound * length) + ")");
     if (!(v <= bound * length * speed_))
-      fail(t, "closure: the velocity of " + row_owner(model_, rows_.kept()[r]) + " is off by " + number(v) +
-                  " (bound " + number(bound * length * speed_) + ")");
+      fail(t, "closure: the velocity of " + row_owner(model_, rows_.kept()[r]) + " is off by " + short_number(v) +
+                  " (bound " + short_number(bound * length * speed_) + ")");
   }
 }
 
@@ -118,10 +109,12 @@ void RunWatch::check_balance(double t, const VecX& q, double work) {
   const double bound =
       std::max(balance_factor() * (summary_.accuracy * summary_.balance_scale + atol_ * moved), roundoff);
   if (!(std::abs(balance) <= bound))
-    fail(t, "energy balance: kinetic + potential - work of the applied forces has changed by " + number(balance) +
-                " J since the start (bound " + number(bound) + " J, " + number(balance_factor() * summary_.accuracy) +
-                " of the run's energy scale " + number(summary_.balance_scale) + " J" +
-                (atol_ > 0.0 ? ", plus " + number(balance_factor() * atol_ * moved) + " J for atol" : std::string()) +
+    fail(t, "energy balance: kinetic + potential - work of the applied forces has changed by " +
+                short_number(balance) + " J since the start (bound " + short_number(bound) + " J, " +
+                short_number(balance_factor() * summary_.accuracy) + " of the run's energy scale " +
+                short_number(summary_.balance_scale) + " J" +
+                (atol_ > 0.0 ? ", plus " + short_number(balance_factor() * atol_ * moved) + " J for atol"
+                             : std::string()) +
                 ")");
 }
 
@@ -134,8 +127,8 @@ void RunWatch::check_completion(double t, const VecX& before, const Eigen::Ref<c
     if (!speed) summary_.worst_completion = std::max(summary_.worst_completion, moved);
     if (!(moved <= bound))
       fail(t, "continuity: completing the accepted state (closing the loops by position analysis, or choosing the "
-              "independent coordinates again) moved " + coordinate(k) + " by " + number(moved) + " (bound " +
-              number(bound) + "), off the point of the motion the step reached");
+              "independent coordinates again) moved " + coordinate(k) + " by " + short_number(moved) + " (bound " +
+              short_number(bound) + "), off the point of the motion the step reached");
   }
 }
 
@@ -149,10 +142,10 @@ void RunWatch::fail(double t, const std::string& what) const {
   std::snprintf(at, sizeof at, "t = %.9g: ", t);
   const std::string remedy =
       integrator_ == "dopri5"
-          ? "a tighter tolerance (rtol " + number(summary_.accuracy) + " now)"
+          ? "a tighter tolerance (rtol " + short_number(summary_.accuracy) + " now)"
           : "the error-controlled integrator dopri5 (the default) or a shorter step (" + integrator_ + " now)";
   throw RunWatchError(std::string(at) + "the run watch stops the run, whose motion is no longer accurate to its " +
-                      "accuracy " + number(summary_.accuracy) + ": " + what + ". Use " + remedy +
+                      "accuracy " + short_number(summary_.accuracy) + ": " + what + ". Use " + remedy +
                       ", or another method; turning the watch off keeps the run going at your own risk");
 }
 

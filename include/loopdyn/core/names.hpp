@@ -1,9 +1,10 @@
-// Names and counts in messages: what a misspelt name probably meant (an option, a subcommand, a
-// plot column, a URDF element) and "1 body" / "3 bodies".
+// Names, counts and numbers in messages: what a misspelt name probably meant (an option, a
+// subcommand, a plot column, a URDF element), "1 body" / "3 bodies" and "1.23e-05".
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,13 @@ inline std::vector<std::string> near_names(std::string_view name, const std::vec
   std::vector<std::string> out;
   for (auto& [d, c] : near) out.push_back(std::move(c));
   return out;
+}
+
+/// A value in a message, to three significant digits: "0.0144", "1.23e-05".
+inline std::string short_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
 }
 
 /// "1 body", "3 bodies", "0 bodies".
