@@ -61,7 +61,7 @@ void subtract_projected_inertia(AggregatedBodyData& g) {
 // τ̄_S P_S = Σ φ P φ* − G Uᵀ (subtract_projected_inertia) with U = Σ φ P H carried to p's frame
 // and G = U D⁻¹. Small fixed-size kernels column by column: nβ is the aggregated body's mobility
 // (1 on a ladder cell). NB is nβ when fixed at compile time (1), Eigen::Dynamic otherwise: with one
-// independent speed the loops over the columns unroll and D's sum stays in a register.
+// independent speed the loops over the columns unroll.
 template <int NB>
 void factor_node(const Model& model, AbaData& d, AggregatedBodyData& g) {
   const int nb = static_cast<int>(g.bodies.size());
@@ -108,7 +108,7 @@ void factor_node(const Model& model, AbaData& d, AggregatedBodyData& g) {
     else into += X.act_inertia(C);
   }
   factor_d(g, model);
-  if (nbeta == 1) {  // a ladder cell: through the dynamic Wt, 470 instructions more per cell
+  if constexpr (NB == 1) {  // a ladder cell: through the dynamic Wt, 470 instructions more per cell
     g.G.col(0) = Vec6(g.U.col(0)) / g.D(0, 0);
   } else {
     g.Wt = g.U.transpose();  // Gᵀ = D⁻¹ Uᵀ
@@ -124,7 +124,7 @@ void factor_node(const Model& model, AbaData& d, AggregatedBodyData& g) {
 // passed to p: Σ φ z + G ε.
 template <int NB>
 void bias_node(const Model& model, AbaData& d, AggregatedBodyData& g, const Eigen::Ref<const VecX>& tau,
-                     bool with_bias) {
+               bool with_bias) {
   const int nb = static_cast<int>(g.bodies.size());
   const int nbeta = NB == Eigen::Dynamic ? static_cast<int>(g.X.cols()) : NB;
   for (int j = 0; j < nb; ++j) {
