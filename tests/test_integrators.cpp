@@ -487,6 +487,62 @@ TEST(Integrators, PostStepModificationIsUsed) {
   }
 }
 
+namespace {
+// A right-hand side that depends on x only through its completion c(a, b) = (a, sin a), as a
+// method's derivative depends on its state only through its closed loops: a' = 1 + 0.5 sin a,
+// b' = cos a · a'. c is idempotent bit for bit, as a method's completion of a completed state is.
+// post_step completes x; rhs_known says, when `keep` is set, whether x is the completion the last
+// rhs() evaluated.
+class CompletedCurve : public OdeSystem {
+ public:
+  explicit CompletedCurve(bool keep) : keep_(keep), completed_(2) {}
+  int size() const override { return 2; }
+  void rhs(double t, const VecX& x, VecX& dx) override {
+    completed_ << x[0], std::sin(x[0]);
+    t_ = t;
+    dx[0] = 1.0 + 0.5 * completed_[1];
+    dx[1] = std::cos(x[0]) * dx[0];
+  }
+  void post_step(double /*t*/, VecX& x) override {
+    const double b = std::sin(x[0]);
+    if (x[1] != b) ++changes;
+    x[1] = b;
+  }
+  bool rhs_known(double t, const VecX& x) override { return keep_ && t == t_ && x == completed_; }
+  long changes = 0;
+
+ private:
+  bool keep_;
+  VecX completed_;
+  double t_ = -1.0;
+};
+}  // namespace
+
+TEST(Integrators, Dopri5KeepsTheLastStageWhenPostStepOnlyCompletedIt) {
+  // The accepted state x_new is k7's stage state: post_step's completion of it is the state k7
+  // was evaluated at, so k7 is f there and the refresh would repeat it bit for bit.
+  std::vector<double> t_out;
+  for (int k = 1; k <= 50; ++k) t_out.push_back(0.02 * k);
+  VecX x0(2);
+  x0 << 0.0, 0.0;
+  CompletedCurve refreshed(false), kept(true);
+  const Samples a = run(refreshed, adaptive(1e-10, 0.01), 0.0, x0, t_out);
+  const Samples b = run(kept, adaptive(1e-10, 0.01), 0.0, x0, t_out);
+  ASSERT_GT(refreshed.changes, 10);
+  EXPECT_EQ(a.stats.rhs_evaluations,
+            1 + 6 * (a.stats.steps_accepted + a.stats.steps_rejected) + refreshed.changes);
+  EXPECT_EQ(b.stats.rhs_evaluations, 1 + 6 * (b.stats.steps_accepted + b.stats.steps_rejected));
+  EXPECT_EQ(a.stats.steps_accepted, b.stats.steps_accepted);
+  ASSERT_EQ(a.x.size(), b.x.size());
+  for (std::size_t i = 0; i < a.x.size(); ++i) EXPECT_EQ(a.x[i], b.x[i]) << a.t[i];
+  // And the motion is a' = 1 + 0.5 sin a: t(a) = (2/w)(atan((tan(a/2) + 0.5)/w) − atan(0.5/w)),
+  // w = √0.75, for a < π. dopri5 at 1e-10 over 1 s: 1e-8 as in Dopri5HonoursTolerance.
+  const double w = std::sqrt(0.75), a1 = b.x.back()[0];
+  EXPECT_LT(a1, std::numbers::pi);
+  EXPECT_NEAR(2.0 / w * (std::atan((std::tan(a1 / 2) + 0.5) / w) - std::atan(0.5 / w)), 1.0, 1e-8);
+  EXPECT_EQ(b.x.back()[1], std::sin(a1));  // a step end: completed
+}
+
 // ---------------------------------------------------------------------------------- failures
 
 namespace {

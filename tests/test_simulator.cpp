@@ -1,4 +1,5 @@
 // Simulator: output times, recorded columns, CSV output, a formulation's own state layout.
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <sstream>
@@ -180,6 +181,87 @@ TEST(Simulator, AMethodOwnsItsStateLayout) {
     ASSERT_EQ(b.rows.size(), a.rows.size());
     for (std::size_t r = 0; r < a.rows.size(); ++r) EXPECT_EQ(b.rows[r], a.rows[r]) << "row " << r << ", " << project;
     EXPECT_EQ(b.projection.calls, a.projection.calls);
+  }
+}
+
+// A method as another, but through a derivative() of its own: Formulation::evaluated_at is false,
+// so dopri5 evaluates again at every accepted state its method moved (the refresh before
+// 2026-11-30).
+class Refreshed final : public Formulation {
+ public:
+  Refreshed(const Model& model, Formulation& inner) : Formulation(model), inner_(inner) {}
+  std::string_view name() const override { return inner_.name(); }  // the method's scope (drives)
+  void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override {
+    inner_.accelerations(t, q, u, udot);
+  }
+  void joint_accelerations(double t, const VecX& x, Eigen::Ref<VecX> udot) override {
+    inner_.joint_accelerations(t, x, udot);
+  }
+  std::optional<double> applied_power() const override { return inner_.applied_power(); }
+  const VecX& multipliers() const override { return inner_.multipliers(); }
+  const Constraints& constraints() const override { return inner_.constraints(); }
+  void derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) override { inner_.derivative(t, x, dx); }
+  void accept(double t, Eigen::Ref<VecX> x) override { inner_.accept(t, x); }
+  void complete(double t, Eigen::Ref<VecX> x) override { inner_.complete(t, x); }
+
+ private:
+  Formulation& inner_;
+};
+
+// An accepted state that the method only completed is the state dopri5's last stage evaluated:
+// that stage is the next step's first, bit for bit what evaluating again would give. The rows
+// (completion, kinematics, Φ, Φ̇, energy, a drive's force) are those of the refreshing run bit for
+// bit, with one evaluation fewer per accepted step: 1 + 6 per attempted step, where the refresh
+// made one more per accepted step the method moved (all of them: its Newton moves q, or its
+// velocity analysis u, by more than round-off).
+TEST(Simulator, Dopri5KeepsTheLastStageWhereAcceptOnlyCompletesTheState) {
+  for (const char* file : {"fourbar_anderson", "fourbar_spatial_park", "slider_crank_driven"})
+    for (const char* method : {"embedding", "gcp", "nullspace", "rcr"}) {
+      const test::LoopState c = test::file_state(file);  // assembled as `loopdyn simulate` does
+      const Model& m = c.model;
+      SimulationSettings s;
+      s.integrator.kind = IntegratorKind::dopri5;  // as `loopdyn simulate` runs
+      s.integrator.rtol = 1e-8;
+      s.integrator.atol = 1e-10;
+      s.t_end = 0.5;
+      if (!method_info(method).scope_problem(m, c.q).empty()) continue;
+      auto direct = make_formulation(method, m);
+      const Trajectory a = Simulator(m, *direct, s).run(c.q, c.u);
+      auto inner = make_formulation(method, m);
+      Refreshed refreshed(m, *inner);
+      const Trajectory b = Simulator(m, refreshed, s).run(c.q, c.u);
+      const IntegrationStats& k = a.stats;
+      SCOPED_TRACE(std::string(file) + ", " + method);
+      EXPECT_EQ(k.rhs_evaluations, 1 + 6 * (k.steps_accepted + k.steps_rejected));
+      EXPECT_EQ(b.stats.rhs_evaluations, k.rhs_evaluations + k.steps_accepted);
+      ASSERT_EQ(b.rows.size(), a.rows.size());
+      for (std::size_t r = 0; r < a.rows.size(); ++r) EXPECT_EQ(b.rows[r], a.rows[r]) << "row " << r;
+    }
+}
+
+// accept() of the state the last evaluation started from (dopri5's last stage is at the accepted
+// state) takes that evaluation's completion (the partition's analysis, rcr's reduction): bit for
+// bit what the same method computes for a state it never saw; a state one bit away is analysed.
+TEST(Simulator, AcceptReusesTheLastEvaluationsCompletionBitForBit) {
+  const test::LoopState c = test::file_state("fourbar_spatial_park");
+  const Model& m = c.model;
+  VecX x(m.nq + m.nv), dx(m.nq + m.nv);
+  x << c.q, c.u;
+  x.head(m.nq) += VecX::LinSpaced(m.nq, 1e-5, 2e-5);  // off the loops: Newton has work to do
+  x.tail(m.nv) += VecX::LinSpaced(m.nv, 1e-3, -1e-3);
+  VecX other = x;
+  other(0) = std::nextafter(other(0), 1.0);
+  for (const char* method : {"embedding", "gcp", "nullspace", "rcr"}) {
+    SCOPED_TRACE(method);
+    for (const VecX* accepted : {&x, &other}) {
+      auto used = make_formulation(method, m);
+      used->derivative(0.25, x, dx);
+      VecX a = *accepted, b = *accepted;
+      used->accept(0.25, a);
+      make_formulation(method, m)->accept(0.25, b);
+      EXPECT_EQ(a, b);
+      EXPECT_NE(a, *accepted);  // it completed the state
+    }
   }
 }
 

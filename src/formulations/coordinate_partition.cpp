@@ -282,15 +282,28 @@ CoordinatePartition::CoordinatePartition(const Model& model, const Constraints& 
 }
 
 void CoordinatePartition::analyse(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u, bool between_steps) {
+  analysed_ = false;  // until it has finished
+  in_q_ = q;
+  in_u_ = u;
   kin_.q = q;
   for (BlockPartition& b : blocks_) b.analyse(t, kin_, data_, u, between_steps);
   q = kin_.q;
 }
 
 void CoordinatePartition::complete(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u, bool between_steps) {
-  analyse(t, q, u, between_steps);
-  q_ = q;
-  u_ = u;
+  const bool reused = between_steps && analysed_ && q == in_q_ && u == in_u_ &&
+                     std::none_of(blocks_.begin(), blocks_.end(), [](BlockPartition& b) {
+                       return !b.block().rows.empty() && b.worth_choosing_again();
+                     });
+  if (reused) {
+    q = q_;
+    u = u_;
+  } else {
+    analyse(t, q, u, between_steps);
+    q_ = q;
+    u_ = u;
+  }
+  analysed_ = true;
   fresh_ = true;
 }
 
@@ -301,6 +314,7 @@ void CoordinatePartition::prepare(double t, const VecX& q, const VecX& u) {
   q_ = q;
   u_ = u;
   analyse(t, q_, u_, false);
+  analysed_ = true;
 }
 
 }  // namespace loopdyn

@@ -27,7 +27,7 @@ Gcp::Gcp(const Model& model, const FormulationSettings& settings)
 void Gcp::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u, false); }
 
 void Gcp::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
-  choose_rows_again(dense_.row_choice(), t, q);
+  if (choose_rows_again(dense_.row_choice(), t, q)) partition_.forget();  // other rows: a new analysis
   partition_.complete(t, q, u, true);
 }
 

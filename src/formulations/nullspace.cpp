@@ -15,7 +15,7 @@ Nullspace::Nullspace(const Model& model, const FormulationSettings& settings)
 void Nullspace::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u, false); }
 
 void Nullspace::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
-  choose_rows_again(rows_, t, q);
+  if (choose_rows_again(rows_, t, q)) partition_.forget();  // other rows: a new analysis
   partition_.complete(t, q, u, true);
 }
 

@@ -312,22 +312,38 @@ class Driver {
         fac_old = std::max(err_norm, 1e-4);
         // Output times strictly inside the step from the continuous extension (HNW II.6):
         // x(t + θh) = x + θ(r2 + (1−θ)(r3 + θ(r4 + (1−θ) r5))), r2 = x_new − x, r3 = h k1 − r2,
-        // r4 = r2 − h k7 − r3, r5 = h Σ d_i k_i. Interpolates the step itself (before post_step).
-        if (next_out_ < t_out_.size() && t_out_[next_out_] < t_new) {
+        // r4 = r2 − h k7 − r3, r5 = h Σ d_i k_i. Interpolates the step itself (before post_step),
+        // but written after it: post_step finds the system as k7's evaluation left it
+        // (a method's completion of x_new stands), and a stop there still writes them.
+        const bool inside = next_out_ < t_out_.size() && t_out_[next_out_] < t_new;
+        if (inside) {
           r2 = x_new - x;
           r3 = h * k1 - r2;
           r4 = r2 - h * k7 - r3;
           r5 = h * (d1 * k1 + d3 * k3 + d4 * k4 + d5 * k5 + d6 * k6 + d7 * k7);
-          while (next_out_ < t_out_.size() && t_out_[next_out_] < t_new) {
-            const double th = (t_out_[next_out_] - t) / h, th1 = 1.0 - th;
-            xd = x + th * (r2 + th1 * (r3 + th * (r4 + th1 * r5)));
+        }
+        const double t_old = t;
+        const auto emit_inside = [&] {  // x_new holds the step's start here
+          while (inside && next_out_ < t_out_.size() && t_out_[next_out_] < t_new) {
+            const double th = (t_out_[next_out_] - t_old) / h, th1 = 1.0 - th;
+            xd = x_new + th * (r2 + th1 * (r3 + th * (r4 + th1 * r5)));
             output_(t_out_[next_out_++], xd);
           }
-        }
+        };
         t = t_new;
         x.swap(x_new);
         k1.swap(k7);  // FSAL: f(t_new, x_new) is the first stage of the next step
-        if (post_step(t, x, copy)) eval(t, x, k1);  // post_step moved x: refresh the FSAL derivative
+        bool moved = false;
+        try {
+          moved = post_step(t, x, copy);
+        } catch (...) {
+          emit_inside();
+          throw;
+        }
+        // post_step moved x: refresh the FSAL derivative, unless it only completed x_new as k7's
+        // evaluation did (OdeSystem::rhs_known), where k7 is f(t, x) already.
+        if (moved && !sys_.rhs_known(t, x)) eval(t, x, k1);
+        emit_inside();
         emit_up_to(t, x);
 
         if (placed) h_new = std::max(h_new, h_controller);

@@ -163,6 +163,12 @@ void Simulator::post_step(double t, VecX& x) {
   if (watch_) watch_->observe(t, q_, u_, track_work_ ? x(n) : 0.0);
 }
 
+bool Simulator::rhs_known(double t, const VecX& x) {
+  // The work's rate too, where the method evaluates the power at the completed state (rhs()).
+  if (track_work_ && !formulation_.applied_power()) return false;
+  return formulation_.evaluated_at(t, formulation_state(x));
+}
+
 double Simulator::adjust_step(double t, double h) { return monitor_ ? monitor_->adjust_step(t, h) : h; }
 
 void Simulator::prepare_change_points(Trajectory& traj, const VecX& q0, const VecX& u0) {

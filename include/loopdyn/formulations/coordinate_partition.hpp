@@ -76,6 +76,12 @@ class BlockPartition {
   const std::vector<int>& independent() const { return independent_; }  ///< I
   int iterations() const { return iterations_; }  ///< Newton iterations of the last analysis
 
+  /// At an accepted state, analysed last (G and the LU of G_RD at its closed state): the
+  /// condition of G_RD is beyond partition_condition_growth times its best since the choice, and a
+  /// choice on every column would be better conditioned by kBetterChoice (or of another rank).
+  /// analyse(between_steps) then chooses again.
+  bool worth_choosing_again();
+
   /// B of eq 18 (columns x (columns − r), resized if needed): B_I = 1, B_D = −G_RD⁻¹ G_RI.
   void partial_velocity_matrix(MatX& B);
   /// Particular solution x (columns) of G x = γ (γ: block rows): x_I = 0, G_RD x_D = γ_R.
@@ -94,10 +100,6 @@ class BlockPartition {
   void factor_dependent_block();  ///< LU of G_RD
   void close_positions(double t, KinematicsData& kin, ConstraintData& data);  ///< eqs 12-13, or throws
   void close_velocities(double t, Eigen::Ref<VecX> u);                         ///< eq 14
-  /// At an accepted state: the condition of G_RD (factored at the closed state) is beyond
-  /// partition_condition_growth times its best since the choice, and a choice on every column
-  /// would be better conditioned by kBetterChoice (or of another rank).
-  bool worth_choosing_again();
   /// Condition of the G_RD of a choice on every column at the current G (0 if its rank differs).
   double candidate_condition();
   void newton_step(KinematicsData& kin);
@@ -141,8 +143,13 @@ class CoordinatePartition {
   void analyse(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u, bool between_steps);
   /// complete_state (between_steps false) and complete_accepted_state (true) of the partitioned
   /// methods: analyse (q, u) in place and keep the result, which the next prepare() reuses once if
-  /// it is called with exactly this state (the Simulator's order).
+  /// it is called with exactly this state (the Simulator's order). An accepted state that the last
+  /// analysis started from (dopri5's last stage is at the accepted state) takes that analysis'
+  /// result, unless a block is worth choosing again there: the analysis is deterministic, so
+  /// analysing again would give it bit for bit.
   void complete(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u, bool between_steps);
+  /// The kept rows changed (RowChoice::choose_again): the last analysis is not reused.
+  void forget() { analysed_ = false; }
   /// Start of accelerations(): the analysis of (q, u) into state_q(), state_u(), unless complete()
   /// has just produced this very state. A bare call always pays for the analysis.
   void prepare(double t, const VecX& q, const VecX& u);
@@ -169,7 +176,9 @@ class CoordinatePartition {
   KinematicsData& kin_;
   ConstraintData data_;
   std::vector<BlockPartition> blocks_;
-  VecX q_, u_;          ///< state of the last analysis
+  VecX q_, u_;          ///< state of the last analysis (its result)
+  VecX in_q_, in_u_;    ///< the state it started from
+  bool analysed_ = false;  ///< q_, u_, in_q_, in_u_ and the blocks are those of one analysis
   bool fresh_ = false;  ///< q_, u_ come from complete() and were not used yet
 };
 

@@ -5,6 +5,7 @@
 
 #include <any>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -124,7 +125,7 @@ class Formulation {
   /// Receives events (the default sink drops them).
   void set_event_sink(std::function<void(const FormulationEvent&)> sink) { sink_ = std::move(sink); }
 
-  // The state x the method integrates. The Simulator and the integrators see only the seven
+  // The state x the method integrates. The Simulator and the integrators see only the eight
   // functions below; output (the CSV's joint columns, markers, energy, residuals, reactions) reads
   // the joint coordinates of x through to_joint(). The defaults are the joint layout x = [q; u]
   // (nq + nv); a method in absolute coordinates (dca, its to_joint() inverting each joint's
@@ -138,6 +139,13 @@ class Formulation {
   virtual void to_state(const VecX& q, const VecX& u, Eigen::Ref<VecX> x) const;
   /// ẋ at (t, x). Joint layout: (q, u) completed (complete_state), then [q̇(q, u); u̇].
   virtual void derivative(double t, const VecX& x, Eigen::Ref<VecX> dx);
+  /// Whether derivative(t, x) would return what the last derivative() call returned: that call was
+  /// at time t and x is the completed state it evaluated. Joint layout: ẋ depends on x only through
+  /// its completion, and complete_state leaves a completed state as it is (Newton stops at once,
+  /// the dependent speeds are solved again from the same G and independent speeds). dopri5 then
+  /// keeps its last stage as the next step's first when accept() only completed the accepted state
+  /// (one evaluation a step less). False for a method that overrides derivative().
+  bool evaluated_at(double t, const VecX& x) const;
   /// x after an accepted step. Joint layout: quaternions re-normalized, complete_accepted_state.
   virtual void accept(double t, Eigen::Ref<VecX> x);
   /// x interpolated between steps (dense output), made a state of the method. Joint layout:
@@ -151,13 +159,18 @@ class Formulation {
     if (sink_) sink_({t, std::move(message)});
   }
   /// RowChoice::choose_again at the accepted configuration q, reported as an event: what the
-  /// methods that solve with a copy of the kept rows do first in complete_accepted_state.
-  void choose_rows_again(RowChoice& rows, double t, const Eigen::Ref<const VecX>& q) const;
+  /// methods that solve with a copy of the kept rows do first in complete_accepted_state. True
+  /// when it exchanged rows.
+  bool choose_rows_again(RowChoice& rows, double t, const Eigen::Ref<const VecX>& q) const;
 
   const Model& model_;
 
  private:
   VecX q_, u_, udot_;  ///< derivative()'s workspace (joint layout)
+  /// The completed state [q; u] and the time of the last derivative() call (evaluated_at); t NaN
+  /// before the first.
+  VecX evaluated_;
+  double evaluated_t_ = std::numeric_limits<double>::quiet_NaN();
   VecX no_multipliers_;
   std::function<void(const FormulationEvent&)> sink_;
 };

@@ -27,6 +27,10 @@ class OdeSystem {
   virtual void rhs(double t, const VecX& x, VecX& dx) = 0;
   /// Called on the state after every accepted step; may modify it (normalize, project).
   virtual void post_step(double /*t*/, VecX& /*x*/) {}
+  /// Whether f(t, x) is the result of the last rhs() call, for an x that post_step modified: it
+  /// only completed the state that call evaluated (Formulation::evaluated_at). dopri5 then keeps
+  /// that call's result as its next first stage instead of evaluating f again.
+  virtual bool rhs_known(double /*t*/, const VecX& /*x*/) { return false; }
   /// dopri5 asks before every step attempt from the last accepted time t with the controller's
   /// step h; the system may return a shorter one (a change point ahead: change_points.hpp).
   virtual double adjust_step(double /*t*/, double h) { return h; }

@@ -112,6 +112,7 @@ class Simulator final : public OdeSystem {
   int size() const override { return formulation_.state_size() + (track_work_ ? 1 : 0); }
   void rhs(double t, const VecX& x, VecX& dx) override;
   void post_step(double t, VecX& x) override;
+  bool rhs_known(double t, const VecX& x) override;
   /// Places a predicted change point inside a step (ChangePointMonitor).
   double adjust_step(double t, double h) override;
 

@@ -237,9 +237,14 @@ void Dca::accept(double /*t*/, Eigen::Ref<VecX> x) {
 }
 
 void Dca::complete(double t, Eigen::Ref<VecX> x) {
+  // An output row's state, projected as an accepted one, leaves the run as it was: the diagnostics
+  // stay the step's, and the warm start of the next evaluation stays the accepted state's (rows are
+  // written after the accepted state's first evaluation).
   const Diagnostics step = e_->diagnostics_;
+  const bool refresh = e_->refresh_warm_;
   accept(t, x);
   e_->diagnostics_ = step;
+  e_->refresh_warm_ = refresh;
 }
 
 std::vector<std::string> Dca::diagnostic_names() const {
