@@ -202,7 +202,7 @@ AggregatedBodyData::AggregatedBodyData(const Model& model, std::vector<int> bodi
     const auto it = std::find(bodies.begin(), bodies.end(), model.parent[b]);
     local_parent.push_back(it == bodies.end() ? -1 : static_cast<int>(it - bodies.begin()));
     first.push_back(static_cast<int>(speeds.size()));
-    for (int k = 0; k < model.nv_joint[b]; ++k) speeds.push_back(model.v_index[b] + k);
+    model.append_speeds(b, speeds);
   }
   theta_dd.resize(speeds.size());
   // Bottom up (descending j) the first contribution into a slot comes from its largest child.

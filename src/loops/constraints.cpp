@@ -225,9 +225,7 @@ std::vector<int> row_speeds(const Model& model, const ConstraintRow& row) {
   if (row.kind == Kind::coupling) {
     for (const ModelCoupling::Term& t : model.couplings[row.loop].terms) speeds.push_back(t.v_index);
   } else {
-    for_path_bodies(model, model.loop_joints[row.loop], [&](int body, double) {
-      for (int k = 0; k < model.nv_joint[body]; ++k) speeds.push_back(model.v_index[body] + k);
-    });
+    for_path_bodies(model, model.loop_joints[row.loop], [&](int body, double) { model.append_speeds(body, speeds); });
   }
   std::sort(speeds.begin(), speeds.end());
   speeds.erase(std::unique(speeds.begin(), speeds.end()), speeds.end());
@@ -368,8 +366,7 @@ int ConstraintBlock::column_of(int body) const {
 
 std::vector<int> ConstraintBlock::speeds(const Model& model) const {
   std::vector<int> out;
-  for (int body : bodies)
-    for (int k = 0; k < model.nv_joint[body]; ++k) out.push_back(model.v_index[body] + k);
+  for (int body : bodies) model.append_speeds(body, out);
   return out;
 }
 

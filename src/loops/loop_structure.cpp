@@ -39,8 +39,7 @@ std::vector<int> LoopStructure::independent_speeds(const Model& model, const Vec
       const auto& owners = row.kind == ConstraintRow::Kind::coupling ? node.couplings : node.loop_joints;
       if (std::find(owners.begin(), owners.end(), row.loop) != owners.end()) rows.push_back(r);
     }
-    for (int b : node.bodies)
-      for (int k = 0; k < model.nv_joint[b]; ++k) cols.push_back(model.v_index[b] + k);
+    for (int b : node.bodies) model.append_speeds(b, cols);
     out.push_back(node.nv - detail::jacobian_rank(G(rows, cols)).rank);
   }
   return out;

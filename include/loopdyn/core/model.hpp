@@ -130,6 +130,10 @@ struct Model {
   void normalize(Eigen::Ref<VecX> q) const;
   /// Column names of q and u in CSV order: q.<joint>[.<i>] ... then u.<joint>[.<i>].
   std::vector<std::string> coordinate_names() const;
+  /// Appends the speeds of tree joint `body` (v_index[body] .. + nv_joint[body] − 1) to out.
+  void append_speeds(int body, std::vector<int>& out) const {
+    for (int k = 0; k < nv_joint[body]; ++k) out.push_back(v_index[body] + k);
+  }
   /// The CSV names of the given speeds (u.<joint>[.<i>]), comma-separated, for messages.
   std::string speed_names(const std::vector<int>& speeds) const;
   /// Speed k by its joint, as the CLI and Python name independent speeds: <joint>[.<i>] (its CSV
