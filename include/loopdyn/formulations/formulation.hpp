@@ -94,7 +94,8 @@ class Formulation {
   /// 001 eqs 12-14) overwrite the dependent coordinates and speeds of (q, u) with the values that
   /// close the loops for the given independent ones; the others leave (q, u) as they are. The
   /// Simulator calls it on every stage state before accelerations(), after every accepted step and
-  /// on every output row, so that only the independent coordinates are integrated.
+  /// on every output row, so that only the independent coordinates are integrated. A completed
+  /// state must come back as it is, bit for bit (evaluated_at relies on it).
   virtual void complete_state(double /*t*/, Eigen::Ref<VecX> /*q*/, Eigen::Ref<VecX> /*u*/) {}
   /// complete_state() on the state of an accepted step. Methods that choose
   /// their partition again (rcr) do it here, between steps, so that every step integrates one
