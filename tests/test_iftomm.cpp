@@ -271,6 +271,52 @@ TEST(ChangePointMonitor, ReportsAVelocityTurningOffTheTangentNextToAPoint) {
   EXPECT_EQ(monitor.turned(angle), nullptr);
 }
 
+// Planar isosceles slider-crank (crank = rod = a, the slide through the crank's pivot) started
+// at rest at crank angle 0.3: its change points are the crank at ±π/2, where the slider meets the
+// pivot (s = 2a cos θ = 0) and the folded branch (slider still, crank turning) crosses the motion.
+// The potential goes with ±sin θ, so exactly one of them lies downhill: the survey, bounded by
+// the start's energy, must walk both ways from q0 and find that one, whichever way the first
+// tangent it computes points. (Before 2026-11-30 both ways walked the same way, uphill in one of
+// these two cases, and the point downhill was missed: lagrange-dense then left the motion on a
+// zoo slider-crank without refusing.)
+Mechanism isosceles_slider_crank(double gravity_y) {
+  constexpr double a = 0.5, theta = 0.3;
+  Mechanism mech;
+  mech.gravity = Vec3(0, gravity_y, 0);
+  const Mat3 rod = Vec3(1e-4, a * a / 12, a * a / 12).asDiagonal();
+  mech.add_body("crank", 1.0, Vec3(a / 2, 0, 0), rod);
+  mech.add_body("rod", 1.0, Vec3(a / 2, 0, 0), rod);
+  mech.add_body("slider", 0.5, Vec3::Zero(), Mat3::Identity() * 1e-3);
+  mech.add_joint("crank_pivot", JointType::revolute, "ground", "crank").q = {theta};
+  mech.add_joint("crank_pin", JointType::revolute, "crank", "rod", Transform::translation(Vec3(a, 0, 0))).q = {-2 * theta};
+  JointSpec& slide = mech.add_joint("slide", JointType::prismatic, "ground", "slider");
+  slide.axis = Vec3::UnitX();
+  slide.q = {2 * a * std::cos(theta)};
+  mech.add_joint("rod_pin", JointType::revolute, "rod", "slider", Transform::translation(Vec3(a, 0, 0))).cut = true;
+  return mech;
+}
+
+TEST(ChangePointSurvey, WalksBothWaysAndFindsTheOnePointTheEnergyReaches) {
+  for (const double gravity_y : {-9.81, 9.81}) {
+    SCOPED_TRACE("gravity_y = " + std::to_string(gravity_y));
+    const Model model = Model::build(isosceles_slider_crank(gravity_y));
+    const VecX u0 = VecX::Zero(model.nv);
+    const ChangePointSurvey survey = survey_change_points(model, model.loops().constraints, model.q0, u0);
+    ASSERT_TRUE(survey.walked) << survey.why_not;
+    EXPECT_TRUE(survey.bounded);
+    ASSERT_EQ(survey.points.size(), 1u);
+    const ChangePoint& p = survey.points.front();
+    // Downhill: θ = −π/2 under gravity −y, +π/2 under +y, the slider at the pivot; located to
+    // 7.6e-7 rad and 1.1e-7 m (two branches cross there: points of the search's chord project
+    // onto either, so ρ along it is not the V of A02's single branch, located to ~1e-9 rad).
+    const double expected = gravity_y < 0 ? -std::numbers::pi / 2 : std::numbers::pi / 2;
+    EXPECT_NEAR(std::remainder(p.q(model.q_index[model.joint_index("crank_pivot")]) - expected,
+                               2 * std::numbers::pi), 0.0, 2e-6);
+    EXPECT_NEAR(p.q(model.q_index[model.joint_index("slide")]), 0.0, 2e-6);
+    EXPECT_TRUE(may_reach(model, p, model.q0, u0));
+  }
+}
+
 TEST(IftommA03, ReferenceMeetsThePublishedSolutionAtTheEnd) {
   // The test set's angles at 0.03 s (PSIDE at rtol = atol = 1e-14, 16 digits). The reference is
   // converged far below that: h = 2e-6 and 5e-7 s agree to 5e-13 rad. What remains is the published

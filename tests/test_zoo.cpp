@@ -95,13 +95,20 @@ TEST(ZooReference, ConvergesAtItsStep) {
 // while holding the 2 they kept (2.3 m off) before the run watch, and stopped after it; they now
 // choose the rows again along the motion (row_choice.hpp) and pass. srm on the Bennett linkages of
 // cases 6 and 32 ended 3.2e-4 and 5.5e-4 m off within the run watch's bounds; the check of its own
-// error (the work of its loop forces, formulations/srm.hpp) now stops them.
-const std::vector<int> kCases{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 23, 32};
+// error (the work of its loop forces, formulations/srm.hpp) now stops them. Case 34, an isosceles
+// slider-crank whose motion reaches a change point only on the side the survey's first tangent
+// did not point to: the survey walked that one way twice, found nothing, and lagrange-dense,
+// lagrange-on and rcr completed 1.89 m off on the folded branch; now they refuse or stop.
+const std::vector<int> kCases{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 23, 32, 34};
 
 // The RSCR of case 23 passes close to a configuration where its reference at kReferenceStep holds
 // its energy balance to 2.6e-5 of the weight x 1 m only; at kReferenceStep / 8 (the step
 // bench/zoo_results settles on) it is 1.3e-7 m from the step before.
-double reference_step(int index) { return index == 23 ? kReferenceStep / 8 : kReferenceStep; }
+// Case 34's slider-crank holds it to 1.5e-7 at kReferenceStep, to 2.9e-8 at kReferenceStep / 2.
+double reference_step(int index) {
+  if (index == 23) return kReferenceStep / 8;
+  return index == 34 ? kReferenceStep / 2 : kReferenceStep;
+}
 
 // The reference of a case, computed once for all the methods.
 const reference::ZooTruth& truth(int index) {

@@ -95,8 +95,10 @@ class Walker {
     eig_.compute(G_.transpose() * G_);
     const VecX& l = eig_.eigenvalues();
     const double top = std::max(l(l.size() - 1), 1e-300);
+    // Oriented before it is written: `along` may be `tangent` itself (the walk's start in each sense).
+    const bool flip = along && eig_.eigenvectors().col(0).dot(*along) < 0.0;
     tangent = eig_.eigenvectors().col(0);
-    if (along && tangent.dot(*along) < 0.0) tangent = -tangent;
+    if (flip) tangent = -tangent;
     if (nullity) {
       *nullity = 0;
       for (Eigen::Index k = 0; k < l.size(); ++k) *nullity += l(k) <= kNullRatio * kNullRatio * top;
