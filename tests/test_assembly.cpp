@@ -183,6 +183,16 @@ TEST(Assembly, FourBarWithTheCrankFixedClosesToTheParallelogram) {
   EXPECT_LE(r.iterations, 8);
 }
 
+// Speed k alone independent, it and its coordinate as given, the loop closed (Φ, G u to 1e-12).
+void expect_kept_and_closed(const Model& m, const AssemblyResult& r, int k, double speed, const char* joint) {
+  EXPECT_EQ(r.independent_speeds, std::vector<int>{k}) << joint;
+  EXPECT_EQ(r.q(k), m.q0(k)) << joint;
+  EXPECT_EQ(r.u(k), speed) << joint;
+  Check c(m);
+  EXPECT_LE(c.phi(r.q), 1e-12) << joint;
+  EXPECT_LE((c.G(r.q) * r.u).cwiseAbs().maxCoeff(), 1e-12) << joint;
+}
+
 TEST(Assembly, FourBarKeepsWhicheverJointIsFixed) {
   // Grashof crank-rocker: ground 2, crank 0.5, coupler 2, rocker 1 (docs/model-format.md example),
   // started off the closed configuration.
@@ -194,17 +204,43 @@ TEST(Assembly, FourBarKeepsWhicheverJointIsFixed) {
     s.fixed_speeds[k] = true;
     const VecX u0 = VecX::Constant(m.nv, 0.8);
     const AssemblyResult r = assemble(m, m.loops().constraints, m.q0, u0, s);
-    EXPECT_EQ(r.independent_speeds, std::vector<int>{k}) << fixed;
-    EXPECT_EQ(r.q(k), m.q0(k)) << fixed;
-    EXPECT_EQ(r.u(k), 0.8) << fixed;
-    Check c(m);
-    EXPECT_LE(c.phi(r.q), 1e-12) << fixed;
-    EXPECT_LE((c.G(r.q) * r.u).cwiseAbs().maxCoeff(), 1e-12) << fixed;
+    expect_kept_and_closed(m, r, k, 0.8, fixed);
   }
   // Automatic partition: one independent speed, the rest closes the loop.
   const AssemblyResult r = assemble(m, m.loops().constraints, m.q0, VecX::Ones(m.nv));
   EXPECT_EQ(r.independent_speeds.size(), 1u);
   EXPECT_LE(r.position_residual, 1e-12);
+}
+
+// No joint marked: the speed the initial state sets (the crank's, the others left 0) is the one
+// kept, with its coordinate, wherever the partition that keeps it is well conditioned.
+// Reference: the closure itself (Φ, G u from Check) and the given values, bit for bit.
+TEST(Assembly, WithoutMarksKeepsTheSpeedTheStateSets) {
+  const Model m = Model::build(four_bar(0.5, 2, 1, 2, {1.5, -1.2, 1.7}));
+  for (const char* given : {"A", "B", "D"}) {
+    const int k = m.v_index[m.joint_index(given)];
+    VecX u0 = VecX::Zero(m.nv);
+    u0(k) = 2.0;
+    const AssemblyResult r = assemble(m, m.loops().constraints, m.q0, u0);
+    expect_kept_and_closed(m, r, k, 2.0, given);
+  }
+}
+
+// ... but not the rocker's at its extreme: with crank and coupler 1e-3 rad from collinear
+// (crank at acos(0.925), where the extended crank reaches the rocker's circle) the rocker's speed
+// nearly fixes nothing, the partition that keeps it is about 1e3 times worse conditioned than the
+// best one (beyond the factor 100 allowed), and the best one is taken.
+TEST(Assembly, WithoutMarksTheSpeedTheStateSetsYieldsNearASingularPartition) {
+  const Model m = Model::build(four_bar(0.5, 2, 1, 2, {std::acos(0.925), 1e-3, 1.2532}));
+  const int D = m.v_index[m.joint_index("D")];
+  VecX u0 = VecX::Zero(m.nv);
+  u0(D) = 2.0;
+  const AssemblyResult r = assemble(m, m.loops().constraints, m.q0, u0);
+  EXPECT_EQ(r.independent_speeds.size(), 1u);
+  EXPECT_NE(r.independent_speeds, std::vector<int>{D});
+  Check c(m);
+  EXPECT_LE(c.phi(r.q), 1e-12);
+  EXPECT_LE((c.G(r.q) * r.u).cwiseAbs().maxCoeff(), 1e-12);
 }
 
 // Past the dense budget (the 256-cell ladder: 512 kept rows and 1280 in all on 768 speeds) the

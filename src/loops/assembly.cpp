@@ -3,8 +3,10 @@
 #include "loopdyn/loops/assembly.hpp"
 
 #include <Eigen/QR>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -31,6 +33,10 @@ constexpr double kDenseBudget = 1e8;
 // order minimizes fill, not conditioning; beyond, the dense column-pivoted QR chooses. The velocity
 // solve G_d u_d = −G_i u_i loses about log10(cond) digits.
 constexpr double kSparseConditionLimit = 1e8;
+// Without marks, the speeds the initial state sets are kept as given when the partition that keeps
+// them is conditioned within this factor of the best-conditioned one (a crank given a speed near
+// its dead centre is not: its dependent speeds would be that much larger than its own).
+constexpr double kGivenConditionRatio = 1e2;
 // Power and inverse iterations of the condition estimate (a factor of a few is all it must tell).
 constexpr int kConditionIterations = 20;
 
@@ -223,6 +229,30 @@ std::vector<int> choose_dependent_speeds(const SparseMat& G, const std::vector<b
   return dependent_speeds(MatX(G), fixed);
 }
 
+// cond(G_d) = σ_max / σ_min over G's columns dep (dense G only), ∞ where G_d lost rank.
+double dense_condition(const MatX& G, const std::vector<int>& dep) {
+  if (dep.empty()) return 1.0;
+  const VecX sigma = Eigen::JacobiSVD<MatX>(columns_of(G, dep)).singularValues();
+  const double smallest = sigma(static_cast<Eigen::Index>(dep.size()) - 1);
+  return smallest > 0.0 ? sigma(0) / smallest : std::numeric_limits<double>::infinity();
+}
+
+// No speed marked: the speeds u0 sets (≠ 0; the others left 0, unknown to the user) as the fixed
+// ones, when some but not all are set, G is dense_affordable, and the partition that keeps them
+// is within kGivenConditionRatio of the condition of `automatic`, the best-conditioned; else none.
+std::vector<bool> given_speeds(const SparseMat& G, const VecX& u0, const std::vector<int>& automatic) {
+  std::vector<bool> given(static_cast<std::size_t>(u0.size()));
+  for (Eigen::Index k = 0; k < u0.size(); ++k) given[static_cast<std::size_t>(k)] = u0(k) != 0.0;
+  const auto set = std::count(given.begin(), given.end(), true);
+  if (set == 0 || set == u0.size() || !dense_affordable(G)) return {};
+  const MatX dense(G);
+  const std::vector<int> kept = dependent_speeds(dense, given);
+  if (kept == automatic ||
+      dense_condition(dense, kept) <= kGivenConditionRatio * dense_condition(dense, automatic))
+    return given;
+  return {};
+}
+
 // x of least ‖G_d x − b‖₂ (G_d: G's columns dep): minimum-norm by complete orthogonal
 // decomposition where dense_affordable, else SuiteSparseQR's basic solution (the same where G_d
 // has full column rank, as it has away from singular configurations).
@@ -327,9 +357,13 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
   Evaluator ev(model, all, settings.time);
 
   // Partition at q0 (001 eq 11), from the kept (independent) rows.
-  const std::vector<bool> fixed =
-      settings.fixed_speeds.empty() ? marked_independent_speeds(model) : settings.fixed_speeds;
-  std::vector<int> dep = choose_dependent_speeds(Evaluator(model, cons, settings.time).jacobian(res.q), fixed);
+  const SparseMat G0 = Evaluator(model, cons, settings.time).jacobian(res.q);
+  std::vector<bool> fixed = settings.fixed_speeds.empty() ? marked_independent_speeds(model) : settings.fixed_speeds;
+  std::vector<int> dep = choose_dependent_speeds(G0, fixed);
+  if (fixed.empty()) {
+    fixed = given_speeds(G0, u0, dep);
+    if (!fixed.empty()) dep = choose_dependent_speeds(G0, fixed);
+  }
 
   // Positions (001 eq 12-13): Δu_d = −G_d⁺ Φ, step halved until ‖Φ‖₂ decreases.
   VecX phi = ev.phi(res.q);

@@ -7,6 +7,9 @@
 // columns), the nv − r others are independent and keep their given values. Speeds the user marks
 // as fixed are offered last: QR first picks pivots among the unfixed columns, then, only if those
 // do not reach rank r, among the fixed ones (after projecting out the columns already chosen).
+// When no speed is marked, the speeds the initial state sets (u0 ≠ 0: the crank given a speed, the
+// others left 0) are the fixed ones, if some but not all are set and the partition that keeps them
+// is conditioned within a factor 100 of the best-conditioned one (dense G only); else the best.
 // Large G (beyond about 1e8 flops of dense factorization, a few hundred rows and speeds): G is
 // kept sparse and SuiteSparseQR picks the pivot columns (its rank detection, at the same
 // threshold, in a fill-reducing order), as long as the block it picks has an estimated
@@ -41,7 +44,7 @@ struct AssemblySettings {
   std::vector<bool> fixed_speeds;  ///< (nv or empty) true = keep this speed's coordinate as given
                                    ///< when possible; empty = the speeds of the joints marked
                                    ///< `independent: true` (marked_independent_speeds), or, when
-                                   ///< none is marked, the partition chosen automatically
+                                   ///< none is marked, those u0 sets (see the file comment)
 };
 
 struct AssemblyResult {
