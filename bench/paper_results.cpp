@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "loopdyn/core/errors.hpp"
 #include "loopdyn/loops/loop_structure.hpp"
 #include "loopdyn/loops/assembly.hpp"
 #include "loopdyn/formulations/rcr.hpp"
@@ -231,6 +232,10 @@ void drift_four_bar(const std::string& dir) {
   ss.integrator.dt = 0.01;
   ss.t_end = 10.0;
   ss.output_dt = 1.0;
+  // The drift itself is what is measured: the run watch, which stops a run whose closure or
+  // energy balance leaves its accuracy, is off here; the watched run below says where it stops.
+  SimulationSettings watched = ss;
+  ss.watch.enabled = false;
   SimulationSettings projected = ss;
   projected.project = true;
   SimulationSettings longer = ss;
@@ -240,6 +245,12 @@ void drift_four_bar(const std::string& dir) {
   const Run rcr = run(p, "rcr", {}, ss);
   const Run rcr_long = run(p, "rcr", {}, longer);
   const Run ns = run(p, "nullspace", {}, ss);
+  std::string watch_stop = "`lagrange-on` completes the run";
+  try {
+    run(p, "lagrange-on", {}, watched);
+  } catch (const RunWatchError& e) {
+    watch_stop = std::string("it stops `lagrange-on`: \"") + e.what() + "\"";
+  }
   std::printf("## Paper 000 (Anderson, Critchley 2003)\n\n");
   std::printf("### 000 Fig. 6: constraint drift of the planar four-bar (§4.1)\n\n");
   std::printf("`models/fourbar_anderson.yaml` released from rest, RK4 with h = 0.01 s, 10 s. \\|Φ\\| = "
@@ -249,8 +260,9 @@ void drift_four_bar(const std::string& dir) {
               "mass-orthogonal projection after every step (tolerance %g); `rcr` is the paper's RCR "
               "(velocity constraints solved at every evaluation, all coordinates integrated, nothing "
               "solved at position level); `nullspace` solves the position and velocity constraints at "
-              "every step.\n\n",
-              projected.projection.position_tolerance);
+              "every step. These runs measure the drift itself and are not watched; with the run watch "
+              "on (the default), %s.\n\n",
+              projected.projection.position_tolerance, watch_stop.c_str());
   std::printf("| t [s] | `lagrange-on` \\|Φ\\| | \\|G u\\| | `lagrange-on --project` \\|Φ\\| | \\|G u\\| | "
               "`rcr` \\|Φ\\| | \\|G u\\| | `nullspace` \\|Φ\\| | \\|G u\\| |\n"
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
