@@ -46,11 +46,14 @@ instead of the paper's m = 8. The ratios are loopdyn's own, not a re-measurement
 TEXT
 "$build/bench/paper_results" --models "$root/models" --section 001 "$@"
 cat <<'TEXT'
-Reading the tables: in the singular case the unstabilized CS method and `lagrange-on` leave the
-parallelogram branch at one of the passages through y2 = 0 (the error column jumps to the size of
-the motion), while `gcp` and `nullspace` keep |Φ| at round-off and agree with each other through
-every passage. Baumgarte terms keep CS on the branch here at the price of more function
-evaluations in the regular examples, the effect 001 reports. `nullspace` solves one n x n system
+Reading the tables: in the singular case every method stays on the parallelogram branch through
+the passages through y2 = 0. The survey locates the change point before the run and dopri5
+crosses it with a placed step (docs/methods.md, "Change points"), which carries even the
+unstabilized CS method and `lagrange-on` across, told to go on (by default they refuse such a
+run); those two hold |Φ| to about 1e-10 only, where Baumgarte terms and the position analyses
+(`gcp`, `embedding`, `nullspace`) keep it at round-off. In Tables 1-3 Baumgarte terms cost CS more
+function evaluations in planar case II and on the spatial four-bar (the evaluations column), the
+effect 001 reports. `nullspace` solves one n x n system
 instead of the (n+m) one; in joint coordinates with small m, `lagrange-dense`'s range-space solve
 (Cholesky of M, then an m x m system) is as cheap or cheaper, which the ratios show.
 TEXT
@@ -168,12 +171,11 @@ TEXT
 "$build/bench/guard_results"
 cat <<'TEXT'
 Reading the tables: told to go on, every joint-coordinate method leaves the motion on one of the
-two mechanisms or both, at a passage, without an error: the residuals stay at round-off and most
-of them keep the energy, so neither shows it. dca follows both within 1e-6 m. So by default every
+two mechanisms or both, at a passage. The run watch stops some of them later ("failed"); the
+others complete off the motion with their residuals at round-off and their energy kept to the
+watch's bound, so neither check shows it. dca follows both within 1e-6 m. So by default every
 method but dca stops at the first dip below 1e-2 of the start's ρ, naming the loop and dca, and
-`--method auto` starts again with dca (its first choice here is embedding): the guard is
-conservative, it also stops nullspace on the chain and embedding on the net, which would have
-passed.
+`--method auto` starts again with dca (its first choice here is embedding).
 
 TEXT
 cat <<'TEXT'
@@ -201,8 +203,8 @@ position-analysis methods and rcr cross them with placed steps, reporting each c
 refuses the double loop, whose loops share bar 3 but not their base body. Every other run passes,
 A02 with N = 40 included. Its margin is what the crossings leave: next to a change point a
 joint-coordinate derivative carries round-off amplified by 1 / σ_min(G), the energy jumps a
-little at each crossing, and B0's error grows with them: 1e-7 to 8e-7 m after 20 crossings at
-dopri5 1e-10 (first table), while the sweep below falls tenfold per decade of tolerance down to
+little at each crossing, and B0's error grows with them (the first table, after 20 crossings at
+dopri5 1e-10), while the sweep below falls tenfold per decade of tolerance down to
 1e-9. Below 1e-10 that noise exceeds the tolerance: the step collapses at a crossing, or the
 state creeps onto the other branch while its velocity turns off the branch's tangent (the branch
 check, docs/methods.md); the methods then stop with a singular-configuration error that names
