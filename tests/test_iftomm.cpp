@@ -307,8 +307,8 @@ TEST(ChangePointSurvey, WalksBothWaysAndFindsTheOnePointTheEnergyReaches) {
     ASSERT_EQ(survey.points.size(), 1u);
     const ChangePoint& p = survey.points.front();
     // Downhill: θ = −π/2 under gravity −y, +π/2 under +y, the slider at the pivot; located to
-    // 7.6e-7 rad and 1.1e-7 m (two branches cross there: points of the search's chord project
-    // onto either, so ρ along it is not the V of A02's single branch, located to ~1e-9 rad).
+    // 7.6e-7 rad and 1.1e-7 m here (measured), less sharply than A02's points (~1e-9 rad, above):
+    // two branches cross at this one.
     const double expected = gravity_y < 0 ? -std::numbers::pi / 2 : std::numbers::pi / 2;
     EXPECT_NEAR(std::remainder(p.q(model.q_index[model.joint_index("crank_pivot")]) - expected,
                                2 * std::numbers::pi), 0.0, 2e-6);

@@ -237,20 +237,20 @@ double dense_condition(const MatX& G, const std::vector<int>& dep) {
   return smallest > 0.0 ? sigma(0) / smallest : std::numeric_limits<double>::infinity();
 }
 
-// No speed marked: the speeds u0 sets (≠ 0; the others left 0, unknown to the user) as the fixed
-// ones, when some but not all are set, G is dense_affordable, and the partition that keeps them
-// is within kGivenConditionRatio of the condition of `automatic`, the best-conditioned; else none.
-std::vector<bool> given_speeds(const SparseMat& G, const VecX& u0, const std::vector<int>& automatic) {
+// No speed marked: the speeds u0 sets (≠ 0; the others left 0, unknown to the user) become the
+// fixed ones, and `dep` the partition that keeps them, when some but not all are set, G is
+// dense_affordable and that partition is within kGivenConditionRatio of the condition of `dep`,
+// the best-conditioned one; else both stay as they are.
+void prefer_given_speeds(const SparseMat& G, const VecX& u0, std::vector<bool>& fixed, std::vector<int>& dep) {
   std::vector<bool> given(static_cast<std::size_t>(u0.size()));
   for (Eigen::Index k = 0; k < u0.size(); ++k) given[static_cast<std::size_t>(k)] = u0(k) != 0.0;
   const auto set = std::count(given.begin(), given.end(), true);
-  if (set == 0 || set == u0.size() || !dense_affordable(G)) return {};
+  if (set == 0 || set == u0.size() || !dense_affordable(G)) return;
   const MatX dense(G);
-  const std::vector<int> kept = dependent_speeds(dense, given);
-  if (kept == automatic ||
-      dense_condition(dense, kept) <= kGivenConditionRatio * dense_condition(dense, automatic))
-    return given;
-  return {};
+  std::vector<int> kept = dependent_speeds(dense, given);  // choose_dependent_speeds' dense path
+  if (kept != dep && dense_condition(dense, kept) > kGivenConditionRatio * dense_condition(dense, dep)) return;
+  fixed = std::move(given);
+  dep = std::move(kept);
 }
 
 // x of least ‖G_d x − b‖₂ (G_d: G's columns dep): minimum-norm by complete orthogonal
@@ -360,10 +360,7 @@ AssemblyResult assemble(const Model& model, const Constraints& cons, const VecX&
   const SparseMat G0 = Evaluator(model, cons, settings.time).jacobian(res.q);
   std::vector<bool> fixed = settings.fixed_speeds.empty() ? marked_independent_speeds(model) : settings.fixed_speeds;
   std::vector<int> dep = choose_dependent_speeds(G0, fixed);
-  if (fixed.empty()) {
-    fixed = given_speeds(G0, u0, dep);
-    if (!fixed.empty()) dep = choose_dependent_speeds(G0, fixed);
-  }
+  if (fixed.empty()) prefer_given_speeds(G0, u0, fixed, dep);
 
   // Positions (001 eq 12-13): Δu_d = −G_d⁺ Φ, step halved until ‖Φ‖₂ decreases.
   VecX phi = ev.phi(res.q);
