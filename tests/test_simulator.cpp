@@ -8,6 +8,9 @@
 #include "loopdyn/formulations/formulation.hpp"
 #include "loopdyn/formulations/tree.hpp"
 #include "loopdyn/io/csv.hpp"
+#include "loopdyn/mechanisms/iftomm.hpp"
+#include "loopdyn/run/method_choice.hpp"
+#include "loopdyn/run/start_state.hpp"
 #include "loopdyn/run/simulator.hpp"
 #include "loopdyn/formulations/registry.hpp"
 #include "test_support.hpp"
@@ -237,6 +240,36 @@ TEST(Simulator, Dopri5KeepsTheLastStageWhereAcceptOnlyCompletesTheState) {
       ASSERT_EQ(b.rows.size(), a.rows.size());
       for (std::size_t r = 0; r < a.rows.size(); ++r) EXPECT_EQ(b.rows[r], a.rows[r]) << "row " << r;
     }
+}
+
+// `auto`'s choice surveys the change points from the start state when an aggregated body is
+// large (method_choice.hpp); the run takes that survey instead of walking the curve again, but only
+// from the same start: from another the survey is its own.
+TEST(Simulator, TakesTheChoicesSurveyFromTheSameStartOnly) {
+  const Model m = Model::build(nfourbar_mechanism(6));  // 13 speeds in one aggregated body: surveyed
+  const StartState s = start_state(m, m.q0, m.u0, true);
+  const MethodChoice choice = default_method(m, s.q, s.u);
+  ASSERT_TRUE(choice.survey);
+  EXPECT_EQ(choice.survey->q0, s.q);
+  EXPECT_EQ(choice.survey->u0, s.u);  // the energy of the start state bounds the walk
+  ASSERT_TRUE(choice.survey->survey.walked);
+  SimulationSettings settings;
+  settings.t_end = 0.01;
+  const auto run = [&](const SurveyedStart* told, const VecX& u) {
+    auto f = make_formulation(choice.method, m);
+    Simulator sim(m, *f, settings);
+    if (told) sim.use_survey(*told);
+    return sim.run(s.q, u).change_points;
+  };
+  const ChangePointSurvey own = run(nullptr, s.u);
+  EXPECT_EQ(own.steps, choice.survey->survey.steps);
+  EXPECT_EQ(own.points.size(), choice.survey->survey.points.size());
+  SurveyedStart marked = *choice.survey;
+  marked.survey.steps = -7;  // no walk takes -7 steps: seen only where the told survey is taken
+  EXPECT_EQ(run(&marked, s.u).steps, -7);
+  const VecX slower = 0.5 * s.u;  // still closes the loops (G u = 0 is linear), less energy
+  const ChangePointSurvey other = run(&marked, slower);
+  EXPECT_EQ(other.steps, survey_change_points(m, m.loops().constraints, s.q, slower).steps);
 }
 
 // accept() of the state the last evaluation started from (dopri5's last stage is at the accepted

@@ -14,10 +14,14 @@ std::string auto_rule() {
 }
 
 MethodChoice default_method(const Model& model, IntegratorKind integrator) {
-  return default_method(model, model.q0, integrator);
+  return default_method(model, model.q0, model.u0, integrator);
 }
 
 MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind integrator) {
+  return default_method(model, q, model.u0, integrator);
+}
+
+MethodChoice default_method(const Model& model, const VecX& q, const VecX& u, IntegratorKind integrator) {
   if (!model.has_loops()) return {"tree", "no loop-closing joints or couplings: the articulated-body algorithm"};
   const int largest = model.loops().aggregation.largest_nv();
   std::string size = "the largest aggregated body has ";
@@ -26,27 +30,34 @@ MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind in
     return {"embedding", size + " (<= " + std::to_string(kSmallAggregatedBody) +
                              "): constraint embedding, linear in the number of aggregated bodies"};
   size.append(" (> ").append(std::to_string(kSmallAggregatedBody)).append(")");
-  for (const ChangePoint& p : survey_change_points(model, model.loops().constraints, q, model.u0).points)
-    if (may_reach(model, p, q, model.u0))
-      return {"embedding", size + ", but the motion can reach a change point of the loops (" + describe(model, p) +
-                               "): embedding is the method within IFToMM's bound on the 40-loop N-four-bar (docs/results.md)"};
-  if (method_info("rcr").scope_problem(model, q).empty())
-    return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
-                          "reduction stays linear in its size"};
-  const auto takes = [&](const char* method) { return method_info(method).scope_problem(model, q).empty(); };
-  if (!error_controlled(integrator) && largest >= kSrmAggregatedBody && takes("srm"))
-    return {"srm", size + " (>= " + std::to_string(kSrmAggregatedBody) +
-                       "), its loops do not close one at a time, and the step is fixed: sequential "
-                       "regularization is the linear method, where the dense one is cubic in that size"};
-  if (largest >= kDcaAggregatedBody && takes("dca"))
-    return {"dca", size + " (>= " + std::to_string(kDcaAggregatedBody) +
-                       "), its loops do not close one at a time: divide and conquer is linear in that size, where "
-                       "the dense solve is cubic, and crosses the singular configurations such bodies pass"};
-  return {"lagrange-dense", size + ": embedding's local solves would cost as much as the dense one" +
-                                (error_controlled(integrator) && largest >= kSrmAggregatedBody
-                                     ? ", and " + std::string(to_string(integrator)) +
-                                           "'s tolerances rule out srm's fixed-step regularization"
-                                     : std::string())};
+  // Every choice from here on carries the survey, for the run to take (MethodChoice::survey).
+  SurveyedStart surveyed{q, u, survey_change_points(model, model.loops().constraints, q, u)};
+  MethodChoice choice = [&]() -> MethodChoice {
+    for (const ChangePoint& p : surveyed.survey.points)
+      if (may_reach(model, p, q, u))
+        return {"embedding", size + ", but the motion can reach a change point of the loops (" + describe(model, p) +
+                                 "): embedding is the method within IFToMM's bound on the 40-loop N-four-bar "
+                                 "(docs/results.md)"};
+    if (method_info("rcr").scope_problem(model, q).empty())
+      return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
+                            "reduction stays linear in its size"};
+    const auto takes = [&](const char* method) { return method_info(method).scope_problem(model, q).empty(); };
+    if (!error_controlled(integrator) && largest >= kSrmAggregatedBody && takes("srm"))
+      return {"srm", size + " (>= " + std::to_string(kSrmAggregatedBody) +
+                         "), its loops do not close one at a time, and the step is fixed: sequential "
+                         "regularization is the linear method, where the dense one is cubic in that size"};
+    if (largest >= kDcaAggregatedBody && takes("dca"))
+      return {"dca", size + " (>= " + std::to_string(kDcaAggregatedBody) +
+                         "), its loops do not close one at a time: divide and conquer is linear in that size, "
+                         "where the dense solve is cubic, and crosses the singular configurations such bodies pass"};
+    return {"lagrange-dense", size + ": embedding's local solves would cost as much as the dense one" +
+                                  (error_controlled(integrator) && largest >= kSrmAggregatedBody
+                                       ? ", and " + std::string(to_string(integrator)) +
+                                             "'s tolerances rule out srm's fixed-step regularization"
+                                       : std::string())};
+  }();
+  choice.survey = std::move(surveyed);
+  return choice;
 }
 
 }  // namespace loopdyn

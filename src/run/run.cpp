@@ -17,15 +17,18 @@ struct Cancelled {
 
 RunStop stop_of(RunStopKind kind, const std::exception& e) { return {kind, e.what()}; }
 
-// One method's run from (q0, u0) into r; a stop is recorded in r.stop, settings errors throw.
+// One method's run from (q0, u0) into r, with the survey `auto`'s choice made there if any; a stop
+// is recorded in r.stop, settings errors throw.
 void attempt(const Model& model, const VecX& q0, const VecX& u0, const RunSettings& settings,
-             const RunCallbacks& callbacks, const std::string& method, RunResult& r) {
+             const RunCallbacks& callbacks, const std::string& method, const std::optional<SurveyedStart>& survey,
+             RunResult& r) {
   const FormulationSettings& fs = settings.formulation;
   r.method = method;
   r.integrator = run_integrator(settings, method);
   r.formulation = make_formulation(method, model, fs);
   if (callbacks.event) r.formulation->set_event_sink(callbacks.event);
   Simulator simulator(model, *r.formulation, run_simulation_settings(settings, method));
+  if (survey) simulator.use_survey(*survey);
   const auto progress = [&](double t) {
     if (callbacks.rows) callbacks.rows(r.trajectory);
     if (callbacks.progress) callbacks.progress(t);
@@ -73,9 +76,9 @@ SimulationSettings run_simulation_settings(const RunSettings& settings, std::str
   return sim;
 }
 
-MethodChoice run_method(const Model& model, const VecX& q0, const RunSettings& settings) {
+MethodChoice run_method(const Model& model, const VecX& q0, const VecX& u0, const RunSettings& settings) {
   if (settings.method != "auto") return {settings.method, "asked for"};
-  return default_method(model, q0, settings.integrator.value_or(IntegratorKind::dopri5));
+  return default_method(model, q0, u0, settings.integrator.value_or(IntegratorKind::dopri5));
 }
 
 IntegratorKind run_integrator(const RunSettings& settings, std::string_view method) {
@@ -87,10 +90,12 @@ IntegratorKind run_integrator(const RunSettings& settings, std::string_view meth
 RunResult run(const Model& model, const VecX& q0, const VecX& u0, const RunSettings& settings,
               const RunCallbacks& callbacks) {
   RunResult r;
-  const MethodChoice choice = run_method(model, q0, settings);
+  MethodChoice choice = run_method(model, q0, u0, settings);
   const std::string method = choice.method;
-  if (settings.method == "auto") r.choice = choice;
-  attempt(model, q0, u0, settings, callbacks, method, r);
+  const std::optional<SurveyedStart> survey = std::move(choice.survey);
+  choice.survey.reset();
+  if (settings.method == "auto") r.choice = std::move(choice);
+  attempt(model, q0, u0, settings, callbacks, method, survey, r);
   // `auto` does not stop where dca can go on: it starts again with dca, saying why. A cancelled run
   // stops as asked, a failed input would fail dca too, and a model dca does not take (drives) keeps
   // the stop.
@@ -100,7 +105,7 @@ RunResult run(const Model& model, const VecX& q0, const VecX& u0, const RunSetti
       method_info(kFallback).scope_problem(model, q0).empty()) {
     r.handovers.push_back({method, std::string(kFallback), r.stop.message});
     if (callbacks.handover) callbacks.handover(r.handovers.back());
-    attempt(model, q0, u0, settings, callbacks, std::string(kFallback), r);
+    attempt(model, q0, u0, settings, callbacks, std::string(kFallback), survey, r);
   }
   return r;
 }

@@ -11,9 +11,11 @@ Simulation::Simulation(const Model& model, const RunSettings& settings, const Ve
   const VecX* tau = &tau_;  // the Simulation does not move (copy and move are deleted)
   model_.callbacks.push_back([tau](double, const Model&, const KinematicsData&, const VecX&, const VecX&,
                                    AppliedForces& out) { out.tau += *tau; });
-  method_ = run_method(model_, q0, settings).method;
+  MethodChoice choice = run_method(model_, q0, u0, settings);
+  method_ = choice.method;
   formulation_ = make_formulation(method_, model_, settings.formulation);
   simulator_ = std::make_unique<Simulator>(model_, *formulation_, run_simulation_settings(settings, method_));
+  if (choice.survey) simulator_->use_survey(*choice.survey);
   simulator_->begin(0.0, q0, u0, trajectory_);
 }
 

@@ -25,6 +25,16 @@ std::string format_time(double t) {
   return s.str();
 }
 
+// The same kept rows (a formulation's copy, RowChoice, before it chose other rows).
+bool same_rows(const Constraints& a, const Constraints& b) {
+  if (a.rows() != b.rows()) return false;
+  for (int r = 0; r < a.rows(); ++r) {
+    const ConstraintRow &x = a.kept()[r], &y = b.kept()[r];
+    if (x.kind != y.kind || x.loop != y.loop || x.u != y.u || x.w != y.w) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<double> output_times(double t_end, double output_dt) {
@@ -177,7 +187,10 @@ void Simulator::prepare_change_points(Trajectory& traj, const VecX& q0, const Ve
   guard_smallest_ = 1.0;
   crossings_.clear();
   if (!model_.has_loops()) return;
-  traj.change_points = survey_change_points(model_, constraints_, q0, u0);
+  const bool known = known_survey_ && same_rows(constraints_, model_.loops().constraints) &&
+                     known_survey_->q0.size() == q0.size() && known_survey_->u0.size() == u0.size() &&
+                     known_survey_->q0 == q0 && known_survey_->u0 == u0;
+  traj.change_points = known ? known_survey_->survey : survey_change_points(model_, constraints_, q0, u0);
   if (!traj.change_points.walked && constraints_.rows() > 0 && settings_.guard_singular_configurations &&
       !formulation_.crosses_singular_configurations()) {
     guard_.emplace(model_, constraints_, q0);

@@ -120,6 +120,12 @@ ChangePointSurvey survey_change_points(const Model& model, const Constraints& co
 ChangePointSurvey survey_change_points(const Model& model, const Constraints& constraints, const VecX& q0,
                                        const VecX& u0);
 
+/// A survey and the start state it was made from (the run's, constraints: the model's).
+struct SurveyedStart {
+  VecX q0, u0;
+  ChangePointSurvey survey;
+};
+
 /// True when the motion from (q0, u0) may reach `point`: its potential energy is within the
 /// initial total energy, unless applied forces or torques can add energy (springs and dampers
 /// cannot).

@@ -1,9 +1,11 @@
 // The `auto` choice of method: which formulation a run uses when the user names none, and why.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "loopdyn/core/model.hpp"
+#include "loopdyn/loops/change_points.hpp"
 #include "loopdyn/run/integrators.hpp"
 
 namespace loopdyn {
@@ -29,7 +31,7 @@ namespace loopdyn {
 ///    0.12 times at 385 (K = 128);
 ///  * `lagrange-dense` otherwise: one aggregated body then holds a large part of the mechanism,
 ///    and embedding's local analyses cost as much as the dense solve without its simplicity;
-///  * but `embedding` whenever the motion from (q, the model's u0) can reach a change point of the
+///  * but `embedding` whenever the motion from (q, u) can reach a change point of the
 ///    loops (change_points.hpp): the Lagrange methods refuse those, and on the IFToMM N-four-bar
 ///    with 40 loops rcr, gcp and nullspace end 1.1e-6 to 1.4e-6 m off while embedding stays within
 ///    3e-7 m (docs/results.md). The margin is not robust: the excess is energy lost at the
@@ -41,6 +43,11 @@ namespace loopdyn {
 struct MethodChoice {
   std::string method;
   std::string reason;
+  /// The survey of change points from (q, u) the rule made (an aggregated body larger than
+  /// kSmallAggregatedBody), for the run to take instead of walking the same curve again
+  /// (Simulator::use_survey: on the 40-loop N-four-bar the walk cost as much as a 1 s run's
+  /// evaluations, and was made twice).
+  std::optional<SurveyedStart> survey{};
 };
 inline constexpr int kSmallAggregatedBody = 12;
 inline constexpr int kSrmAggregatedBody = 64;
@@ -48,8 +55,12 @@ inline constexpr int kDcaAggregatedBody = 150;
 /// The rule above in one line, with its thresholds, for the front ends' help.
 std::string auto_rule();
 /// integrator: the run's (dopri5, the default, stands for accuracy set by tolerances).
+/// (q, u): the start state, whose energy bounds the part of the configuration curve surveyed.
+MethodChoice default_method(const Model& model, const VecX& q, const VecX& u,
+                            IntegratorKind integrator = IntegratorKind::dopri5);
+/// default_method at q with the model's initial speeds.
 MethodChoice default_method(const Model& model, const VecX& q, IntegratorKind integrator = IntegratorKind::dopri5);
-/// default_method at the model's initial configuration.
+/// default_method at the model's initial state.
 MethodChoice default_method(const Model& model, IntegratorKind integrator = IntegratorKind::dopri5);
 
 }  // namespace loopdyn

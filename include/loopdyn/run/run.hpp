@@ -77,8 +77,9 @@ IntegratorKind run_integrator(const RunSettings& settings, std::string_view meth
 /// The Simulator's settings of a run of `method`: settings.simulation with that integrator and the
 /// singularity guard as FormulationSettings::on_singular says.
 SimulationSettings run_simulation_settings(const RunSettings& settings, std::string_view method);
-/// The method a run starts with: settings.method, or what `auto` picks at q0 (and why).
-MethodChoice run_method(const Model& model, const VecX& q0, const RunSettings& settings);
+/// The method a run from (q0, u0) starts with: settings.method, or what `auto` picks there (and why,
+/// with the survey it made).
+MethodChoice run_method(const Model& model, const VecX& q0, const VecX& u0, const RunSettings& settings);
 
 /// Runs the model from (q0, u0), a consistent state (assemble or check it first). Settings that
 /// cannot run (unknown method, a method out of scope, bad numbers) throw as make_formulation and

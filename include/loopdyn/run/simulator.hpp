@@ -102,6 +102,10 @@ class Simulator final : public OdeSystem {
   /// as progress may.
   static constexpr long kPollEvery = 64;
   void set_poll(std::function<void(double t)> poll) { poll_ = std::move(poll); }
+  /// A survey of the loops' change points made before (MethodChoice::survey), which begin() takes
+  /// instead of walking the configuration curve again when it starts from the same state, bit for
+  /// bit, with the model's constraints.
+  void use_survey(SurveyedStart survey) { known_survey_ = std::move(survey); }
   /// The time reached: the end of the last piece.
   double time() const { return t_; }
   /// The joint state at time().
@@ -148,6 +152,7 @@ class Simulator final : public OdeSystem {
   long accepted_ = 0, evaluations_ = 0;  ///< counted here too, for a run that stops inside integrate()
   double evaluation_seconds_ = 0.0;
   std::optional<RunWatch> watch_;  ///< made by run() when settings_.watch.enabled
+  std::optional<SurveyedStart> known_survey_;  ///< use_survey's
   std::optional<ChangePointMonitor> monitor_;  ///< made by run() when the survey found points
   std::optional<SingularityGuard> guard_;      ///< made by run() when the survey did not walk
   double guard_smallest_ = 1.0;
