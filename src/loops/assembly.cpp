@@ -233,7 +233,8 @@ std::vector<int> choose_dependent_speeds(const SparseMat& G, const std::vector<b
 double dense_condition(const MatX& G, const std::vector<int>& dep) {
   if (dep.empty()) return 1.0;
   // Divide and conquer: the same singular values as Jacobi's one-sided rotations (to round-off of
-  // σ_max, all a ratio of conditions needs), 40 times faster at 256 rows (0.47 s against 12 ms).
+  // σ_max, all a ratio of conditions needs), in a fraction of the time: with Jacobi's, `loopdyn
+  // simulate` of the 64-cell spatial ladder spent 0.8 s here before a 0.07 s run (86aea3c).
   const VecX sigma = Eigen::BDCSVD<MatX>(columns_of(G, dep)).singularValues();
   const double smallest = sigma(static_cast<Eigen::Index>(dep.size()) - 1);
   return smallest > 0.0 ? sigma(0) / smallest : std::numeric_limits<double>::infinity();

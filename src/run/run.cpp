@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <utility>
 
 namespace loopdyn {
 
@@ -92,8 +93,8 @@ RunResult run(const Model& model, const VecX& q0, const VecX& u0, const RunSetti
   RunResult r;
   MethodChoice choice = run_method(model, q0, u0, settings);
   const std::string method = choice.method;
-  const std::optional<SurveyedStart> survey = std::move(choice.survey);
-  choice.survey.reset();
+  // The survey goes to the attempts, not into the result.
+  const std::optional<SurveyedStart> survey = std::exchange(choice.survey, std::nullopt);
   if (settings.method == "auto") r.choice = std::move(choice);
   attempt(model, q0, u0, settings, callbacks, method, survey, r);
   // `auto` does not stop where dca can go on: it starts again with dca, saying why. A cancelled run
