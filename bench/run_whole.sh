@@ -7,8 +7,9 @@
 # (L = 16, 64, 256; at 1024 Model::build alone takes minutes, issue 38 item 4), paper 003's square
 # chain (8) and net (4 x 4) and IFToMM A02 (N = 4, 40), the default run (as `loopdyn simulate` makes it) over
 # T seconds: its wall time, the time inside the method's derivative (measured during the run), and
-# their ratio. Where `auto`'s choice stops and hands over to dca the run's time holds both
-# attempts, the evaluations only dca's. Each model runs in a process of its own, one at a time.
+# their ratio. Where `auto`'s choice hands the run to dca and back (a method column `embedding ⇄
+# dca (N)`), the evaluations are every stretch's; where dca starts again from the start, dca's only.
+# Each model runs in a process of its own, one at a time.
 #
 # With OTHER, a `loopdyn` binary of another revision, a second table: `loopdyn simulate MODEL
 # --t-end T` of both binaries, the process's wall time, best of 3. The first table times

@@ -45,9 +45,13 @@ void row(const std::string& file, double t_end) {
     std::printf("| %s | %s | stopped: %s |\n", name.c_str(), r.method.c_str(), r.stop.message.c_str());
     return;
   }
-  // A hand-over: the run's time holds both attempts, the evaluations only the last one's.
+  // Hand-overs: the methods, and how many. The evaluations are those of every stretch where dca went
+  // on from the choice's state (the kernel column their mean), the last method's where it started
+  // again from the start; the run's time holds every attempt.
   std::string method = r.method;
-  for (auto h = r.handovers.rbegin(); h != r.handovers.rend(); ++h) method = h->from + " → " + method;
+  if (r.handovers.size() == 1) method = r.handovers[0].from + " → " + method;
+  if (r.handovers.size() > 1)
+    method = r.handovers[0].from + " ⇄ " + r.handovers[0].to + " (" + std::to_string(r.handovers.size()) + ")";
   const long evaluations = traj.stats.rhs_evaluations;
   const double in_method = traj.evaluation_seconds;
   std::printf("| %s | %s | %d | %d | %g | %ld | %.3g | %.3g | %.3g | %.3g | %.2f | %.3g | %.3g |\n", name.c_str(),

@@ -638,19 +638,29 @@ TEST(Cli, GenerateSquareChainWritesPaper003sChain) {
 }
 
 // Paper 003's chain passes nearly flat squares from t = 0.49 on (SquareChain.JointMethodsStopAt-
-// TheFirstNearlyFlatSquare): a method chosen by name stops there with one line naming dca; `auto`
-// (embedding here) starts again with dca and says so; --on-singular continue runs it through.
-TEST(Cli, AutoStartsAgainWithDcaWhereItsChoiceStops) {
+// TheFirstNearlyFlatSquare): a method chosen by name stops there with one line naming dca; under
+// `auto` (embedding here) dca goes on from where the guard stopped embedding and hands the run back
+// past the first flat square, and both are said once (later hand-overs only counted);
+// --on-singular continue runs it through.
+TEST(Cli, AutoHandsOverToDcaWhereItsChoiceStops) {
   const std::filesystem::path chain = scratch("guard_chain.yaml");
   ASSERT_EQ(run("generate square-chain --squares 3 --out " + chain.string()).status, 0);
   const std::string sim = "simulate " + chain.string() + " --t-end 0.6 --out " + scratch("guard.csv").string();
   const CliResult by_auto = run(sim);
   ASSERT_EQ(by_auto.status, 0) << by_auto.output;
   for (const char* part : {"auto: embedding stopped: t = 0.4", "embedding stops: the loops 'square0_",
-                           "auto: starting again with dca", "method      dca, integrator dopri5",
-                           "(auto: embedding stopped, see above)"})
+                           "auto: dca goes on from embedding's state at t = 0.4",
+                           "auto: embedding goes on from dca's state at t = 0.5",
+                           "the loops are clear of singular configurations again",
+                           "later hand-overs between them are counted in the summary",
+                           "method      dca, integrator dopri5 (rtol 1e-08, atol 1e-10) (auto: 3 hand-overs between "
+                           "embedding and dca, the first at t = 0.4",
+                           "guard       singular configurations watched at every step of embedding: sigma ratio",
+                           "dca crossed them from t = 0.4", "(2 hand-overs)"})
     EXPECT_NE(by_auto.output.find(part), std::string::npos) << part << " in: " << by_auto.output;
-  // The streamed CSV started again with dca: its rows only, from t = 0.
+  // The second stop (t = 0.57) is counted, not printed.
+  EXPECT_EQ(by_auto.output.find("embedding stops: the loops 'square0_1'"), std::string::npos) << by_auto.output;
+  // The streamed CSV went on with dca: embedding's rows, then dca's, every 0.01 s.
   const auto handed_over = read_cli_csv(scratch("guard.csv").string());
   EXPECT_EQ(handed_over.run.rows.size(), 61u);
   EXPECT_EQ(handed_over.ending, "# loopdyn: completed at t = 0.6 (dca)");
@@ -658,6 +668,8 @@ TEST(Cli, AutoStartsAgainWithDcaWhereItsChoiceStops) {
   // The rows before the stop, and the reason as the file's last line.
   const auto stopped = read_cli_csv(scratch("guard.csv").string());
   EXPECT_GT(stopped.run.rows.size(), 40u);
+  for (std::size_t k = 0; k < stopped.run.rows.size(); ++k)
+    EXPECT_EQ(handed_over.run.rows[k], stopped.run.rows[k]) << "row " << k;
   EXPECT_LT(stopped.run.rows.back()(0), 0.6);
   EXPECT_EQ(stopped.ending.rfind("# loopdyn: stopped after t = 0.4", 0), 0u) << stopped.ending;
   EXPECT_NE(stopped.ending.find(" (embedding): t = 0.4"), std::string::npos) << stopped.ending;

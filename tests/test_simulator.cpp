@@ -9,6 +9,7 @@
 #include "loopdyn/formulations/tree.hpp"
 #include "loopdyn/io/csv.hpp"
 #include "loopdyn/mechanisms/iftomm.hpp"
+#include "loopdyn/mechanisms/square_nets.hpp"
 #include "loopdyn/run/method_choice.hpp"
 #include "loopdyn/run/start_state.hpp"
 #include "loopdyn/run/simulator.hpp"
@@ -270,6 +271,64 @@ TEST(Simulator, TakesTheChoicesSurveyFromTheSameStartOnly) {
   const VecX slower = 0.5 * s.u;  // still closes the loops (G u = 0 is linear), less energy
   const ChangePointSurvey other = run(&marked, slower);
   EXPECT_EQ(other.steps, survey_change_points(m, m.loops().constraints, s.q, slower).steps);
+}
+
+// Only the singularity guard's stop leaves a continuation (RunContinuation): its state, after the
+// rows written, closes the loops as an accepted state does; a method that cannot cross singular
+// configurations taking it over is guarded against the run's start and stopped again at once; dca
+// goes on from it into the same rows, on the same grid. A stop of any other kind (here the progress
+// callback's, in a new run of the same Simulator) leaves none.
+TEST(Simulator, GoesOnOnlyFromTheGuardsStop) {
+  const Model m = Model::build(square_chain_mechanism(3));  // flat squares from t = 0.489
+  SimulationSettings settings;
+  settings.t_end = 0.6;
+  auto embedding = make_formulation("embedding", m);
+  Simulator guarded(m, *embedding, settings);
+  Trajectory traj;
+  EXPECT_THROW(guarded.run(m.q0, m.u0, traj), SingularConfigurationError);
+  ASSERT_TRUE(guarded.continuation());
+  const RunContinuation c = *guarded.continuation();
+  EXPECT_GT(c.t, traj.rows.back()(0));
+  EXPECT_LT(c.t, traj.rows.back()(0) + settings.output_dt);
+  KinematicsData kin(m);
+  update_positions(m, kin, c.q);
+  ConstraintData data(m);
+  VecX phi(m.loops().constraints.rows());
+  constraint_position(m, m.loops().constraints, kin, c.t, data, phi);
+  EXPECT_LT(phi.cwiseAbs().maxCoeff(), 1e-12);  // completed by position analysis: round-off
+
+  auto again = make_formulation("embedding", m);
+  Simulator stopped_again(m, *again, settings);
+  ASSERT_TRUE(stopped_again.can_resume(c, traj));
+  Trajectory copy = traj;
+  stopped_again.resume(c, copy);
+  EXPECT_THROW(stopped_again.advance(settings.t_end, copy), SingularConfigurationError);
+  EXPECT_LT(stopped_again.continuation()->t, c.t + 0.01);
+  EXPECT_LT(copy.rows.back()(0), c.t + 0.01);
+
+  auto dca = make_formulation("dca", m);
+  SimulationSettings diagnostics = settings;
+  diagnostics.diagnostics = true;  // dca's own columns
+  EXPECT_FALSE(Simulator(m, *dca, diagnostics).can_resume(c, traj));
+  EXPECT_THROW(Simulator(m, *dca, diagnostics).resume(c, traj), std::invalid_argument);
+  Simulator goes_on(m, *dca, settings);
+  ASSERT_TRUE(goes_on.can_resume(c, traj));
+  const std::size_t before = traj.rows.size();
+  goes_on.resume(c, traj);
+  EXPECT_EQ(traj.rows.size(), before);  // no row at the hand-over, which is not an output time
+  goes_on.advance(settings.t_end, traj);
+  const std::vector<double> times = output_times(settings.t_end, settings.output_dt);
+  ASSERT_EQ(traj.rows.size(), times.size());
+  for (std::size_t k = 0; k < times.size(); ++k) EXPECT_EQ(traj.rows[k](0), times[k]) << k;
+  EXPECT_FALSE(goes_on.continuation());
+
+  // The guarded Simulator again, stopped before the guard would.
+  EXPECT_THROW(guarded.run(m.q0, m.u0, traj,
+                           [](double t) {
+                             if (t > 0.1) throw std::runtime_error("stop");
+                           }),
+               std::runtime_error);
+  EXPECT_FALSE(guarded.continuation());
 }
 
 // accept() of the state the last evaluation started from (dopri5's last stage is at the accepted

@@ -64,10 +64,10 @@ class ProgressLine {
     if (!enabled_) return;
     const Clock::time_point now = Clock::now();
     const double wall = std::chrono::duration<double>(now - start_).count();
-    if ((!drawn_ && wall < kFirstDraw) || now - last_ < kRedraw || !(t > 0.0)) return;
+    if ((!drawn_ && wall < kFirstDraw) || now - last_ < kRedraw || !(t > t0_)) return;
     last_ = now;
     drawn_ = true;
-    const double rate = t / wall;  // simulated seconds per wall second
+    const double rate = (t - t0_) / wall;  // simulated seconds per wall second
     std::fprintf(stderr, "\r  t = %.4g / %g s, %.3g simulated s per wall s, about %.0f s left\033[K", t, t_end_, rate,
                  (t_end_ - t) / rate);
   }
@@ -76,16 +76,17 @@ class ProgressLine {
     if (drawn_) std::fprintf(stderr, "\r\033[K");
     drawn_ = false;
   }
-  /// A run that starts again (auto's hand-over): rate and time left from now.
-  void restart() {
+  /// auto's hand-over, which goes on from t0 (0: starts again): rate and time left from now.
+  void restart(double t0) {
     clear();
     start_ = Clock::now();
+    t0_ = t0;
   }
 
  private:
   static constexpr double kFirstDraw = 2.0;
   static constexpr std::chrono::milliseconds kRedraw{200};
-  double t_end_;
+  double t_end_, t0_ = 0.0;
   bool enabled_, drawn_ = false;
   Clock::time_point start_ = Clock::now(), last_{};
 };
@@ -115,13 +116,19 @@ std::string initial_state_line(const Model& model, const StartState& s) {
 }
 
 // The survey's change points and the crossings of the run (change_points.hpp), the first ten listed;
-// `watch`: the guard applied to this run's method and settings (it may still be too large for it).
-void print_change_points(const Model& model, const Trajectory& traj, bool watch) {
+// `watch`: the guard applied to this run's method and settings (it may still be too large for it);
+// `handover`: the first that went on from the guarded method's state, if any, and `stops` their count.
+void print_change_points(const Model& model, const Trajectory& traj, bool watch, const Handover* handover, int stops) {
   const ChangePointSurvey& s = traj.change_points;
   if (!model.has_loops()) return;
   if (!s.walked) {
     std::printf("change pts  not surveyed: %s\n", s.why_not.c_str());
-    if (traj.guarded)
+    if (traj.guarded && handover)
+      std::printf("guard       singular configurations watched at every step of %s: sigma ratio at least %.3g of the "
+                  "start's (the guard stops below %g); %s crossed them from t = %.9g (%s)\n",
+                  handover->from.c_str(), traj.guard_smallest, kGuardNear, handover->to.c_str(), handover->t,
+                  counted(static_cast<std::size_t>(stops), "hand-over", "hand-overs").c_str());
+    else if (traj.guarded)
       std::printf("guard       singular configurations watched at every step: sigma ratio at least %.3g of the "
                   "start's (the guard stops below %g)\n",
                   traj.guard_smallest, kGuardNear);
@@ -204,10 +211,23 @@ RunResult run_model(const RunSettings& settings, const Model& model, const VecX&
     progress.clear();
     std::fprintf(stderr, "loopdyn: t = %.9g: %s\n", e.t, cli_text(e.message).c_str());
   };
-  cb.handover = [&progress](const Handover& h) {
-    progress.restart();
-    std::fprintf(stderr, "loopdyn: auto: %s stopped: %s\nloopdyn: auto: starting again with %s, which crosses "
-                         "singular configurations\n", h.from.c_str(), cli_text(h.reason).c_str(), h.to.c_str());
+  // The first hand-over at a guard's stop and the first hand-back are printed; later ones of the
+  // same kinds only counted in the summary (a chaotic ladder makes dozens a second).
+  cb.handover = [&progress, printed = 0](const Handover& h) mutable {
+    progress.restart(h.t);
+    if (h.t > 0.0 && printed++ >= 2) return;
+    if (h.clear) {
+      std::fprintf(stderr, "loopdyn: auto: %s goes on from %s's state at %s; later hand-overs between them are "
+                           "counted in the summary\n", h.to.c_str(), h.from.c_str(), h.reason.c_str());
+      return;
+    }
+    std::fprintf(stderr, "loopdyn: auto: %s stopped: %s\n", h.from.c_str(), cli_text(h.reason).c_str());
+    if (h.t > 0.0)
+      std::fprintf(stderr, "loopdyn: auto: %s goes on from %s's state at t = %.9g, where its guard stopped it (the rows "
+                           "before are kept); %s crosses singular configurations\n",
+                   h.to.c_str(), h.from.c_str(), h.t, h.to.c_str());
+    else
+      std::fprintf(stderr, "loopdyn: auto: starting again with %s, which crosses singular configurations\n", h.to.c_str());
   };
   cb.cancelled = [] { return interrupted != 0; };
   interrupted = 0;
@@ -297,7 +317,13 @@ void print_summary(const SimulateOptions& o, const RunSettings& settings, const 
   const IntegratorSettings& is = settings.simulation.integrator;
   if (error_controlled(r.integrator)) std::printf(" (rtol %g, atol %g)", is.rtol, is.atol);
   else std::printf(" (dt %g)", is.dt);
-  for (const Handover& h : r.handovers) std::printf(" (auto: %s stopped, see above)", h.from.c_str());
+  if (r.handovers.size() > 1)
+    std::printf(" (auto: %zu hand-overs between %s and %s, the first at t = %.9g)", r.handovers.size(),
+                r.handovers[0].from.c_str(), r.handovers[0].to.c_str(), r.handovers[0].t);
+  else if (!r.handovers.empty() && r.handovers[0].t > 0.0)
+    std::printf(" (auto: %s until t = %.9g, see above)", r.handovers[0].from.c_str(), r.handovers[0].t);
+  else if (!r.handovers.empty())
+    std::printf(" (auto: %s stopped, see above)", r.handovers[0].from.c_str());
   std::printf("\n");
   if (const std::string s = r.formulation->summary(); !s.empty()) std::printf("%-11s %s\n", r.method.c_str(), s.c_str());
   const double t_last = traj.rows.empty() ? 0.0 : traj.rows.back()(0);
@@ -326,8 +352,11 @@ void print_summary(const SimulateOptions& o, const RunSettings& settings, const 
   print_watch(model, traj.watch);
   if (settings.simulation.project) print_projection(traj.projection, settings.simulation.projection, traj.stats.steps_accepted);
   // The singularity guard (not the run watch) follows on_singular, as run() sets it.
+  const Handover* went_on = !r.handovers.empty() && r.handovers[0].t > 0.0 ? &r.handovers[0] : nullptr;
+  const auto stops = std::count_if(r.handovers.begin(), r.handovers.end(), [](const Handover& h) { return !h.clear; });
   print_change_points(model, traj, settings.formulation.on_singular == FormulationSettings::OnSingular::stop &&
-                                       !r.formulation->crosses_singular_configurations());
+                                       !r.formulation->crosses_singular_configurations(),
+                      went_on, static_cast<int>(stops));
   std::printf("wrote       %s (%zu rows x %zu columns)%s\n", o.out.c_str(), traj.rows.size(), traj.columns.size(),
               r.completed() ? "" : ", up to the stop");
 }

@@ -150,8 +150,8 @@ class Result:
     """A simulation's output rows: `data` (rows x columns) and `columns`, named as loopdyn's CSV.
 
     result["q.elbow"] is a view of one column of `data` (no copy). `method` is the method that ran,
-    `handed_over` the one `auto` chose first when it stopped (`handovers`: (from, to, reason) of
-    each hand-over), `initial` the assembly of the initial state (or None), `stats` the
+    `handed_over` the one `auto` chose first when it stopped (`handovers`: (from, to, reason, t) of
+    each hand-over, t where the second went on from the first's state, 0 where it started again), `initial` the assembly of the initial state (or None), `stats` the
     integrator's work and the run watch's worst checks, `events` the (t, message) reports of the
     method.
     """
@@ -159,7 +159,7 @@ class Result:
     def __init__(self, columns: _typing.Sequence[str], data: _npt.NDArray[_numpy.float64], method: str,
                  stats: _typing.Dict[str, _typing.Any], events: _typing.List[_typing.Tuple[float, str]],
                  initial: _typing.Optional[_typing.Dict[str, _typing.Any]] = None,
-                 handovers: _typing.Sequence[_typing.Tuple[str, str, str]] = ()) -> None:
+                 handovers: _typing.Sequence[_typing.Tuple[str, str, str, float]] = ()) -> None:
         self.columns, self.data = list(columns), data
         self._index = {name: k for k, name in enumerate(self.columns)}
         self.method, self.stats, self.events = method, stats, events
@@ -220,7 +220,8 @@ def simulate(model: Model, method: str = "auto", q0: _typing.Optional[_npt.Array
     exception f raised is its __cause__, and the rows before the stop are its `result`).
 
     Loops are closed first (assemble=False: the state is checked instead). `method="auto"` picks
-    one (model.default_method) and starts again with dca when it stops. A run that stops raises
+    one (model.default_method) and hands the run to dca when it stops: from the state where its
+    singularity guard stopped it (the rows before are kept), else from the start. A run that stops raises
     SingularConfigurationError, RunWatchError, IntegrationError or RunError, whose `result` holds
     the rows computed before the stop. The GIL is released during the run; Ctrl-C stops it within
     a few tens of milliseconds (it is checked between output times too) with KeyboardInterrupt.
@@ -232,9 +233,20 @@ def simulate(model: Model, method: str = "auto", q0: _typing.Optional[_npt.Array
                                                                                     **options)
     if isinstance(raised, KeyboardInterrupt):
         raise raised
-    for source, target, reason in handovers:
-        _warnings.warn(f"auto: {source} stopped: {reason}\nauto: starting again with {target}, which crosses singular "
-                      "configurations", RuntimeWarning, stacklevel=2)
+    # As the CLI: the first hand-over at a guard's stop and the first hand-back warn, later ones of
+    # those kinds are only in result.handovers.
+    for k, (source, target, reason, t) in enumerate(handovers):
+        if t > 0 and k >= 2:
+            continue
+        if t > 0 and k == 1:
+            message = (f"auto: {target} goes on from {source}'s state at {reason}; later hand-overs between them "
+                       "are in result.handovers")
+        else:
+            went = (f"{target} goes on from {source}'s state at t = {t:.9g}, where its guard stopped it (the rows "
+                    f"before are kept); {target} crosses singular configurations" if t > 0 else
+                    f"starting again with {target}, which crosses singular configurations")
+            message = f"auto: {source} stopped: {reason}\nauto: {went}"
+        _warnings.warn(message, RuntimeWarning, stacklevel=2)
     result = Result(columns, data, ran, stats, events, initial, handovers)
     if stop:
         error = _STOPS[stop](message)

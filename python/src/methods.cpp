@@ -313,7 +313,7 @@ py::tuple simulate(std::shared_ptr<const Model> model, const ArrayLike& q, const
   if (signalled) throw py::error_already_set();
   py::list handovers;
   for (const Handover& h : r.handovers)
-    handovers.append(py::make_tuple(h.from, h.to, render_settings(h.reason, Spelling::python)));
+    handovers.append(py::make_tuple(h.from, h.to, render_settings(h.reason, Spelling::python), h.t));
   return py::make_tuple(r.trajectory.columns, table(r.trajectory), stats(r.trajectory), events, r.method, handovers,
                         stop_name(r.stop.kind), render_settings(r.stop.message, Spelling::python),
                         python_forces ? python_forces->raised() : py::object(py::none()));

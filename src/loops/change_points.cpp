@@ -447,8 +447,9 @@ double ChangePointMonitor::adjust_step(double t, double h) const {
   return h;
 }
 
-SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, const VecX& q0, int dense_rows)
-    : model_(model), cons_(cons), dense_(cons.rows() <= dense_rows), kin_(model), data_(model),
+SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, const VecX& q0, int dense_rows,
+                                   double near)
+    : model_(model), cons_(cons), dense_(cons.rows() <= dense_rows), near_(near), kin_(model), data_(model),
       G_(dense_ ? cons.rows() : 0, model.nv), GGt_(G_.rows(), G_.rows()), row_sums_(G_.rows()), q_before_(q0),
       // Its workspace, once, in place: Eigen's sized constructor leaves its status unset, which a
       // copy would read.
@@ -548,7 +549,7 @@ bool SingularityGuard::settled(double near, bool had_before) {
 
 bool SingularityGuard::observe(const Eigen::Ref<const VecX>& q) {
   if (!enabled_) return false;
-  const double near = kGuardNear * rho0_;
+  const double near = near_ * rho0_;
   const bool had_before = have_before_;
   have_before_ = true;
   const double estimate_before = estimate_;
@@ -604,7 +605,7 @@ std::string SingularityGuard::describe() const {
   s << "the loops " << loops_ << " come " << (predicted_ ? "within one step of" : "near")
     << " a singular configuration (σ_min/σ_max of the kept rows " << rho_;
   if (predicted_) s << ", falling from " << rho_before_;
-  s << "; " << rho0_ << " at the start, and the guard's bound is " << kGuardNear << " of that)";
+  s << "; " << rho0_ << " at the start, and the guard's bound is " << near_ << " of that)";
   return s.str();
 }
 

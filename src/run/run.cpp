@@ -18,11 +18,23 @@ struct Cancelled {
 
 RunStop stop_of(RunStopKind kind, const std::exception& e) { return {kind, e.what()}; }
 
+// A hand-over to make: to which method, and from where the first method's guard stopped it, if it
+// did (Simulator::continuation).
+struct HandoverTo {
+  Handover handover;
+  std::optional<RunContinuation> from;
+};
+
 // One method's run from (q0, u0) into r, with the survey `auto`'s choice made there if any; a stop
-// is recorded in r.stop, settings errors throw.
-void attempt(const Model& model, const VecX& q0, const VecX& u0, const RunSettings& settings,
-             const RunCallbacks& callbacks, const std::string& method, const std::optional<SurveyedStart>& survey,
-             RunResult& r) {
+// is recorded in r.stop (with its continuation in `left` if any), settings errors throw. A
+// hand-over goes on from its continuation where the new method can (Simulator::can_resume), into
+// the rows so far, else starts again from (q0, u0); it is announced once that is decided.
+// With hand_back, a run that went on from a continuation is stopped where the loops are clear of
+// singular configurations again (Simulator::hand_back_when_clear): returned, r.stop then none.
+std::optional<LoopsClear> attempt(const Model& model, const VecX& q0, const VecX& u0, const RunSettings& settings,
+                                  const RunCallbacks& callbacks, const std::string& method,
+                                  const std::optional<SurveyedStart>& survey, HandoverTo* handover, bool hand_back,
+                                  std::optional<RunContinuation>& left, RunResult& r) {
   const FormulationSettings& fs = settings.formulation;
   r.method = method;
   r.integrator = run_integrator(settings, method);
@@ -44,10 +56,27 @@ void attempt(const Model& model, const VecX& q0, const VecX& u0, const RunSettin
       last = now;
       if (callbacks.cancelled()) throw Cancelled{t};
     });
+  const RunContinuation* from =
+      handover && handover->from && simulator.can_resume(*handover->from, r.trajectory) ? &*handover->from : nullptr;
+  if (handover) {
+    handover->handover.t = from ? from->t : 0.0;
+    r.handovers.push_back(handover->handover);
+    if (callbacks.handover) callbacks.handover(r.handovers.back());
+  }
   const auto start = std::chrono::steady_clock::now();
+  const double before = from ? r.wall_seconds : 0.0;
   r.stop = {};
+  std::optional<LoopsClear> clear;
   try {
-    simulator.run(q0, u0, r.trajectory, progress);
+    if (from) {
+      if (hand_back) simulator.hand_back_when_clear();
+      simulator.resume(*from, r.trajectory);
+      simulator.advance(settings.simulation.t_end, r.trajectory, progress);
+    } else {
+      simulator.run(q0, u0, r.trajectory, progress);
+    }
+  } catch (const LoopsClear& c) {
+    clear = c;
   } catch (const Cancelled& c) {
     char what[64];
     std::snprintf(what, sizeof what, "cancelled at t = %.9g", c.t);
@@ -65,7 +94,19 @@ void attempt(const Model& model, const VecX& q0, const VecX& u0, const RunSettin
   } catch (const std::runtime_error& e) {
     r.stop = stop_of(RunStopKind::failure, e);  // e.g. a position analysis that does not converge
   }
-  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.wall_seconds = before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  left = simulator.continuation();
+  return clear;
+}
+
+// Why dca hands the run back.
+std::string clear_reason(const LoopsClear& c) {
+  char what[192];
+  std::snprintf(what, sizeof what,
+                "t = %.9g: the loops are clear of singular configurations again (sigma_min/sigma_max at least %.3g "
+                "of the start's, %g required)",
+                c.t, c.ratio, kGuardClear);
+  return what;
 }
 
 }  // namespace
@@ -96,17 +137,28 @@ RunResult run(const Model& model, const VecX& q0, const VecX& u0, const RunSetti
   // The survey goes to the attempts, not into the result.
   const std::optional<SurveyedStart> survey = std::exchange(choice.survey, std::nullopt);
   if (settings.method == "auto") r.choice = std::move(choice);
-  attempt(model, q0, u0, settings, callbacks, method, survey, r);
-  // `auto` does not stop where dca can go on: it starts again with dca, saying why. A cancelled run
-  // stops as asked, a failed input would fail dca too, and a model dca does not take (drives) keeps
-  // the stop.
-  constexpr std::string_view kFallback = "dca";
-  if (settings.method == "auto" && method != kFallback && !r.completed() && r.stop.kind != RunStopKind::cancelled &&
-      r.stop.kind != RunStopKind::input &&
-      method_info(kFallback).scope_problem(model, q0).empty()) {
-    r.handovers.push_back({method, std::string(kFallback), r.stop.message});
-    if (callbacks.handover) callbacks.handover(r.handovers.back());
-    attempt(model, q0, u0, settings, callbacks, std::string(kFallback), survey, r);
+  std::optional<RunContinuation> left;
+  attempt(model, q0, u0, settings, callbacks, method, survey, nullptr, false, left, r);
+  // `auto` does not stop where dca can go on: dca takes over, from the state where the guard
+  // stopped the choice (Simulator::continuation) or else from the start, saying why. A cancelled
+  // run stops as asked, a failed input would fail dca too, and a model dca does not take (drives)
+  // keeps the stop.
+  const std::string fallback = "dca";
+  if (settings.method != "auto" || method == fallback || !method_info(fallback).scope_problem(model, q0).empty())
+    return r;
+  // dca that went on from the guard's stop hands the run back to the choice once the loops are
+  // clear of the singular configuration: dca costs several times the choice's evaluation
+  // (docs/methods.md, "The run"). The hysteresis (kGuardNear to kGuardClear) makes each cycle a
+  // stretch of the motion; kHandBacks only bounds the record of a long run, after which dca runs on.
+  constexpr int kHandBacks = 1000;
+  for (int back = 0; !r.completed() && r.stop.kind != RunStopKind::cancelled && r.stop.kind != RunStopKind::input;
+       ++back) {
+    HandoverTo to{{method, fallback, r.stop.message}, std::move(left)};
+    const std::optional<LoopsClear> clear =
+        attempt(model, q0, u0, settings, callbacks, fallback, survey, &to, back < kHandBacks, left, r);
+    if (!clear) break;
+    HandoverTo again{{fallback, method, clear_reason(*clear), 0.0, true}, std::move(left)};
+    attempt(model, q0, u0, settings, callbacks, method, survey, &again, false, left, r);
   }
   return r;
 }

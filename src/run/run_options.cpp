@@ -44,7 +44,7 @@ const OptionTable<RunSettings>& run_options() {
     OptionTable<R> t;
     t.push_back(member_option("method", &R::method, "",
                               "formulation (`loopdyn methods`); auto picks one for the mechanism and the integrator "
-                              "(`loopdyn info` says which and why) and starts again with dca where its choice stops"));
+                              "(`loopdyn info` says which and why) and hands the run to dca where its choice stops"));
     Option<R> integrator = run_option(
         "integrator", OptionKind::choice, "",
         "rk2, rk4, dopri5 or bdf (implicit, for stiff mechanisms: docs/methods.md, \"Integrators\"); unset: dopri5, "

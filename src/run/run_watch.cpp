@@ -63,6 +63,14 @@ void RunWatch::start(const VecX& q0, const VecX& u0) {
   speed_ = std::max(1.0, u0.size() ? u0.cwiseAbs().maxCoeff() : 0.0);
 }
 
+void RunWatch::resume(const Carry& c) {
+  start_energy_ = c.start_energy;
+  start_gravity_ = c.start_gravity;
+  gravity_terms_ = c.gravity_terms;
+  speed_ = c.speed;
+  summary_ = c.summary;
+}
+
 double RunWatch::balance_factor() const {
   return per_step_ ? std::max(kWatchFactor, kWatchStepFactor * static_cast<double>(summary_.steps)) : kWatchFactor;
 }

@@ -35,6 +35,20 @@ bool same_rows(const Constraints& a, const Constraints& b) {
   return true;
 }
 
+// The output times of a piece that ends at t_end: the points origin + k dt after the last row
+// written (at `after`), then t_end, which within 1e-9 dt of a point counts as that point.
+std::vector<double> piece_times(double origin, double after, double t_end, double dt) {
+  if (!(dt > 0.0) || !std::isfinite(dt)) throw std::invalid_argument("output_dt must be finite and > 0");
+  const long n = static_cast<long>(std::floor((t_end - origin) / dt + 1e-9));
+  long k = std::max(0L, static_cast<long>(std::floor((after - origin) / dt)));
+  while (origin + static_cast<double>(k) * dt <= after) ++k;
+  std::vector<double> times;
+  for (; k <= n; ++k) times.push_back(std::min(origin + static_cast<double>(k) * dt, t_end));
+  if (times.empty() || t_end - times.back() > 1e-9 * dt) times.push_back(t_end);
+  else times.back() = t_end;
+  return times;
+}
+
 }  // namespace
 
 std::vector<double> output_times(double t_end, double output_dt) {
@@ -159,18 +173,39 @@ void Simulator::post_step(double t, VecX& x) {
         format_time(turn) + " rad off the branch's tangent there, where the motion keeps its tangent; its steps " +
         "are shorter than the round-off of its derivative allows there (change_points.hpp). " +
         std::string(kChangePointToleranceAdvice));
+  // The watch first: a state the guard stops at is one the watch passed (RunContinuation).
+  if (watch_) watch_->observe(t, q_, u_, track_work_ ? x(n) : 0.0);
   if (guard_) {
     const bool near = guard_->observe(q_);
     guard_smallest_ = std::min(guard_smallest_, guard_->relative_bound());
-    if (near)
+    if (near) {
+      continuation_ = continuation_at(t, x);
+      continuation_->guarded_rows = constraints_;
       throw SingularConfigurationError(
           "t = " + format_time(t) + ": " + std::string(formulation_.name()) + " stops: " + guard_->describe() +
           ". The loops leave more than one degree of freedom, so no survey before the run could predict it, "
           "and near it " + std::string(formulation_.name()) +
           " can continue on another branch of the motion without notice (change_points.hpp). Use `method = dca`, "
           "which crosses singular configurations, or `on_singular = continue` to go on at your own risk");
+    }
   }
-  if (watch_) watch_->observe(t, q_, u_, track_work_ ? x(n) : 0.0);
+  if (clear_ && !clear_->observe(q_)) {
+    continuation_ = continuation_at(t, x);
+    throw LoopsClear{t, clear_->relative_bound()};
+  }
+}
+
+RunContinuation Simulator::continuation_at(double t, const VecX& x) const {
+  RunContinuation c;
+  c.t = t;
+  c.q = q_;
+  c.u = u_;
+  c.q_start = q_start_;
+  c.work = track_work_ ? x(formulation_.state_size()) : 0.0;
+  c.start_springs = start_springs_;
+  c.grid_origin = grid_origin_;
+  if (watch_) c.watch = watch_->carry();
+  return c;
 }
 
 bool Simulator::rhs_known(double t, const VecX& x) {
@@ -182,23 +217,29 @@ bool Simulator::rhs_known(double t, const VecX& x) {
 double Simulator::adjust_step(double t, double h) { return monitor_ ? monitor_->adjust_step(t, h) : h; }
 
 void Simulator::prepare_change_points(Trajectory& traj, const VecX& q0, const VecX& u0) {
-  monitor_.reset();
-  guard_.reset();
   guard_smallest_ = 1.0;
   crossings_.clear();
+  if (model_.has_loops()) {
+    const bool known = known_survey_ && same_rows(constraints_, model_.loops().constraints) &&
+                       known_survey_->q0.size() == q0.size() && known_survey_->u0.size() == u0.size() &&
+                       known_survey_->q0 == q0 && known_survey_->u0 == u0;
+    traj.change_points = known ? known_survey_->survey : survey_change_points(model_, constraints_, q0, u0);
+  }
+  watch_change_points(traj, q0, q0, u0);
+}
+
+void Simulator::watch_change_points(const Trajectory& traj, const VecX& q_start, const VecX& q, const VecX& u) {
+  monitor_.reset();
+  guard_.reset();
   if (!model_.has_loops()) return;
-  const bool known = known_survey_ && same_rows(constraints_, model_.loops().constraints) &&
-                     known_survey_->q0.size() == q0.size() && known_survey_->u0.size() == u0.size() &&
-                     known_survey_->q0 == q0 && known_survey_->u0 == u0;
-  traj.change_points = known ? known_survey_->survey : survey_change_points(model_, constraints_, q0, u0);
   if (!traj.change_points.walked && constraints_.rows() > 0 && settings_.guard_singular_configurations &&
       !formulation_.crosses_singular_configurations()) {
-    guard_.emplace(model_, constraints_, q0);
+    guard_.emplace(model_, constraints_, q_start);
     if (!guard_->enabled()) guard_.reset();
   }
   const std::string refusal = formulation_.change_point_refusal();
   for (const ChangePoint& p : traj.change_points.points)
-    if (!refusal.empty() && may_reach(model_, p, q0, u0))
+    if (!refusal.empty() && may_reach(model_, p, q, u))
       throw SingularConfigurationError(std::string(formulation_.name()) +
                                " refuses the run: the motion can reach a change point of the loops (" +
                                describe(model_, p) + "), which " + refusal);
@@ -256,22 +297,22 @@ VecX Simulator::row(double t, const VecX& x_in) {
   return r;
 }
 
-void Simulator::start_columns(Trajectory& traj) const {
-  traj.columns.push_back("t");
-  for (const std::string& n : model_.coordinate_names()) traj.columns.push_back(n);
+void Simulator::start_columns(std::vector<std::string>& columns) const {
+  columns.push_back("t");
+  for (const std::string& n : model_.coordinate_names()) columns.push_back(n);
   for (const ModelMarker& m : model_.markers)
-    for (const char* axis : {".x", ".y", ".z"}) traj.columns.push_back(m.name + axis);
-  traj.columns.push_back("energy");
-  if (track_work_) traj.columns.push_back("work");
+    for (const char* axis : {".x", ".y", ".z"}) columns.push_back(m.name + axis);
+  columns.push_back("energy");
+  if (track_work_) columns.push_back("work");
   if (model_.has_loops()) {
-    traj.columns.push_back("residual.position");
-    traj.columns.push_back("residual.velocity");
+    columns.push_back("residual.position");
+    columns.push_back("residual.velocity");
   }
-  for (int row : drive_rows_) traj.columns.push_back(model_.couplings[constraints_.kept()[row].loop].name);
+  for (int row : drive_rows_) columns.push_back(model_.couplings[constraints_.kept()[row].loop].name);
   if (reactions_)
-    for (std::string& n : Reactions::column_names(model_)) traj.columns.push_back(std::move(n));
+    for (std::string& n : Reactions::column_names(model_)) columns.push_back(std::move(n));
   if (settings_.diagnostics)
-    for (std::string& n : formulation_.diagnostic_names()) traj.columns.push_back(std::move(n));
+    for (std::string& n : formulation_.diagnostic_names()) columns.push_back(std::move(n));
 }
 
 void Simulator::finish(Trajectory& traj) const {
@@ -280,7 +321,7 @@ void Simulator::finish(Trajectory& traj) const {
   if (accepted_ > traj.stats.steps_accepted) traj.stats = {evaluations_, accepted_, traj.stats.steps_rejected};
   if (projector_) traj.projection = projector_->stats();
   traj.crossings = crossings_;
-  traj.guarded = guard_.has_value();
+  traj.guarded = guarded_before_ || guard_.has_value();
   traj.guard_smallest = guard_smallest_;
   if (watch_) traj.watch = watch_->summary();
   traj.evaluation_seconds = evaluation_seconds_;
@@ -309,18 +350,22 @@ void Simulator::begin(double t0, const VecX& q0, const VecX& u0, Trajectory& tra
                                 ", nv = " + std::to_string(model_.nv) + ")");
   if (!std::isfinite(t0)) throw std::invalid_argument("the start time must be finite");
   traj = Trajectory{};
-  start_columns(traj);
+  start_columns(traj.columns);
   if (settings_.project) projector_.emplace(model_, constraints_, settings_.projection);  // fresh stats
   watch_.reset();
   if (settings_.watch.enabled) watch_.emplace(model_, settings_.watch, settings_.integrator);
   accepted_ = evaluations_ = 0;
   evaluation_seconds_ = 0.0;
+  guarded_before_ = false;
+  continuation_.reset();
+  clear_.reset();
 
   formulation_.start(step_plan(settings_.integrator), q0, u0);
-  t_ = t0;
+  t_ = grid_origin_ = t0;
   x_now_ = VecX::Zero(size());
   formulation_.to_state(q0, u0, x_now_.head(formulation_.state_size()));
   formulation_.to_joint(formulation_state(x_now_), q_, u_);
+  q_start_ = q_;
   prepare_change_points(traj, q_, u_);
   if (monitor_) monitor_->observe(t0, q_, u_);
   if (watch_) watch_->start(q_, u_);
@@ -334,11 +379,13 @@ void Simulator::advance(double t_end, Trajectory& traj, const std::function<void
     throw std::invalid_argument("advance: the end time " + format_time(t_end) + " is before the current time " +
                                 format_time(t_));
   if (t_end == t_) return;
-  // Output times after t_, at output_dt from it, and t_end.
-  std::vector<double> times = output_times(t_end - t_, settings_.output_dt);
-  times.erase(times.begin());
-  for (double& t : times) t += t_;
-  times.back() = t_end;
+  // Rows on the grid after the last one written (at t_, or before it where resume took over from
+  // a stop between rows), and at t_end.
+  const std::vector<double> times =
+      piece_times(grid_origin_, traj.rows.empty() ? t_ : traj.rows.back()(0), t_end, settings_.output_dt);
+  if (times.front() < t_)
+    throw std::logic_error("advance: a row at t = " + format_time(times.front()) + " before the piece's start " +
+                           format_time(t_) + " was not written");
   try {
     const IntegrationStats piece = integrate(*this, settings_.integrator, t_, x_now_, times, [&](double t, const VecX& x) {
       traj.rows.push_back(row(t, x));
@@ -348,7 +395,7 @@ void Simulator::advance(double t_end, Trajectory& traj, const std::function<void
     traj.stats.rhs_evaluations += piece.rhs_evaluations;
     traj.stats.steps_accepted += piece.steps_accepted;
     traj.stats.steps_rejected += piece.steps_rejected;
-    t_ = t_end;
+    t_ = grid_origin_ = t_end;
   } catch (const IntegrationError& e) {
     finish(traj);
     // Near a change point every joint-coordinate derivative carries round-off amplified by
@@ -364,6 +411,53 @@ void Simulator::advance(double t_end, Trajectory& traj, const std::function<void
     throw;
   }
   finish(traj);
+}
+
+bool Simulator::can_resume(const RunContinuation& from, const Trajectory& traj) const {
+  std::vector<std::string> columns;
+  start_columns(columns);
+  return columns == traj.columns && from.watch.has_value() == settings_.watch.enabled &&
+         from.q.size() == model_.nq && from.u.size() == model_.nv && from.q_start.size() == model_.nq;
+}
+
+void Simulator::resume(const RunContinuation& from, Trajectory& traj) {
+  if (!can_resume(from, traj))
+    throw std::invalid_argument("resume: method '" + std::string(formulation_.name()) +
+                                "' cannot go on with this run (it must write the same columns and watch as the run "
+                                "did)");
+  if (settings_.project) {
+    projector_.emplace(model_, constraints_, settings_.projection);
+    projector_->carry_stats(traj.projection);
+  }
+  watch_.reset();
+  if (from.watch) watch_.emplace(model_, settings_.watch, settings_.integrator).resume(*from.watch);
+  accepted_ = traj.stats.steps_accepted;
+  evaluations_ = traj.stats.rhs_evaluations;
+  evaluation_seconds_ = traj.evaluation_seconds;
+  guarded_before_ = traj.guarded;
+  guard_smallest_ = traj.guard_smallest;
+  crossings_ = traj.crossings;
+  continuation_.reset();
+
+  formulation_.start(step_plan(settings_.integrator), from.q, from.u);
+  t_ = from.t;
+  grid_origin_ = from.grid_origin;
+  x_now_ = VecX::Zero(size());
+  formulation_.to_state(from.q, from.u, x_now_.head(formulation_.state_size()));
+  if (track_work_) x_now_(formulation_.state_size()) = from.work;
+  start_springs_ = from.start_springs;
+  q_start_ = from.q_start;
+  // The run's survey stands; the monitor follows its points from here, the guards compare with
+  // the run's start.
+  formulation_.to_joint(formulation_state(x_now_), q_, u_);
+  watch_change_points(traj, q_start_, q_, u_);
+  if (monitor_) monitor_->observe(t_, q_, u_);
+  clear_.reset();
+  clear_rows_ = from.guarded_rows;
+  if (hand_back_ && clear_rows_) {
+    clear_.emplace(model_, *clear_rows_, q_start_, kGuardLargestRows, kGuardClear);
+    if (!clear_->enabled()) clear_.reset();
+  }
 }
 
 void Simulator::joint_state(VecX& q, VecX& u) const {

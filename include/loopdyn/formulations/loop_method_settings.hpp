@@ -56,7 +56,7 @@ inline const OptionTable<LoopMethodSettings>& loop_method_options() {
                     "loses rank; rcr: condition indicator above `singular_condition` with every choice of "
                     "independent speeds; srm: its iterates stop converging or its loop forces do work; every method "
                     "but dca: near one that no survey predicted, on loops with more than one degree of freedom): "
-                    "stop with a diagnostic (under `method = auto`: start again with dca), or continue (report and "
+                    "stop with a diagnostic (under `method = auto`: dca takes the run over), or continue (report and "
                     "go on: Lagrange methods with minimum-norm multipliers, at your own risk)"),
       member_option("baumgarte_alpha", &S::baumgarte_alpha, "1/s",
                     "Baumgarte damping α in Φ̈ + 2αΦ̇ + β²Φ = 0 (Lagrange-multiplier methods, paper 001 eqs 6-9)"),

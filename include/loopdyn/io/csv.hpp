@@ -30,8 +30,8 @@ class CsvStream {
   CsvStream& operator=(const CsvStream&) = delete;
 
   /// Writes the rows of `trajectory` not written yet (the header first) and flushes them. A
-  /// trajectory with fewer rows than written is a new run (`auto` starting again with another
-  /// method): the file starts again with it. Does not throw for a failed write, which would stop
+  /// trajectory with fewer rows than written is a new run (`auto` starting again from the start
+  /// with another method): the file starts again with it. Does not throw for a failed write, which would stop
   /// the run it is called from: finish() reports it.
   void write(const Trajectory& trajectory);
   /// The last line, "# loopdyn: " + how (one line: line breaks become spaces), and closes the file;

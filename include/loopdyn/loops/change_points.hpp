@@ -185,15 +185,20 @@ class ChangePointMonitor {
 };
 
 inline constexpr int kGuardLargestRows = 400;     ///< more kept rows: guarded only where G Gᵀ is sparse
+inline constexpr double kGuardNear = 1e-2;        ///< ρ/ρ(q0) below which the guard fires
+/// ρ/ρ(q0) above which a run handed to dca at the guard's stop is handed back (run.hpp): ten times
+/// the guard's threshold, so that the motion must move well away from the singular configuration
+/// between two hand-overs.
+inline constexpr double kGuardClear = 1e-1;
 
 /// Singular configurations met during a run of a mechanism that the survey did not walk (the file
 /// comment). `observe` is called at every accepted state.
 class SingularityGuard {
  public:
   /// dense_rows: the most rows for which ρ is solved for where no bound settles it (estimated past
-  /// them, the sparse path only).
+  /// them, the sparse path only); near: ρ/ρ(q0) below which observe() says near.
   SingularityGuard(const Model& model, const Constraints& constraints, const VecX& q0,
-                   int dense_rows = kGuardLargestRows);
+                   int dense_rows = kGuardLargestRows, double near = kGuardNear);
   ~SingularityGuard();
 
   /// False when the rows are too many to be guarded: more than kGuardLargestRows where G Gᵀ is
@@ -232,6 +237,7 @@ class SingularityGuard {
   const Constraints& cons_;
   bool enabled_ = false;
   bool dense_ = false;  ///< at most kGuardLargestRows rows: ρ solved for where not settled
+  double near_ = kGuardNear;  ///< relative to ρ(q0)
   KinematicsData kin_;
   ConstraintData data_;
   MatX G_, GGt_, G_ref_;
@@ -253,6 +259,4 @@ class SingularityGuard {
 /// above which the motion is turning onto another branch: the bend of a curve over 1e-2 rad
 /// reaches it only at a curvature of 5 rad⁻¹, 2.5e4 times A02's.
 inline constexpr double kBranchTurn = 0.05;
-inline constexpr double kGuardNear = 1e-2;        ///< ρ/ρ(q0) below which the guard fires
-
 }  // namespace loopdyn

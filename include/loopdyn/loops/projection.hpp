@@ -71,6 +71,8 @@ class Projector {
 
   const ProjectionSettings& settings() const { return settings_; }
   const ProjectionStats& stats() const { return stats_; }
+  /// Counts on from another projector's stats: a run continued by another method (Simulator::resume).
+  void carry_stats(const ProjectionStats& stats) { stats_ = stats; }
 
  private:
   /// M = LLᵀ at the positions current in kin_.

@@ -37,9 +37,10 @@ namespace loopdyn {
 ///    3e-7 m (docs/results.md). The margin is not robust: the excess is energy lost at the
 ///    crossings by round-off amplified near the point, and small changes of the position
 ///    tolerance reorder the methods.
-/// `loopdyn simulate` starts again with `dca` when the choice stops at a singular configuration
+/// `loopdyn simulate` hands the run to `dca` when the choice stops at a singular configuration
 /// (a SingularConfigurationError: the SingularityGuard of change_points.hpp on loops with more
-/// than one degree of freedom, or a method's own check).
+/// than one degree of freedom, from where it stopped; or a method's own check, from the start;
+/// run.hpp).
 struct MethodChoice {
   std::string method;
   std::string reason;

@@ -5,8 +5,11 @@
 //  * the method: `auto` picks one (default_method); the singularity guard and the run watch
 //    (run_watch.hpp) follow FormulationSettings::on_singular and RunSettings::simulation.watch;
 //  * the hand-over: when `auto`'s choice stops for any reason of the run (a singular
-//    configuration, the watch, an integration failure, a position analysis that fails), the run
-//    starts again with dca, which crosses singular configurations, and the reason is kept;
+//    configuration, the watch, an integration failure, a position analysis that fails), dca, which
+//    crosses singular configurations, takes the run over and the reason is kept: from the state
+//    where the singularity guard stopped the choice, the rows so far kept (RunContinuation), or
+//    else from the start; in the first case dca hands the run back to the choice once the loops
+//    are clear of the singular configuration (ρ >= kGuardClear ρ(q0));
 //  * a stop never loses the rows computed before it: RunResult::trajectory holds them and
 //    RunResult::stop says why the run ended early.
 #pragma once
@@ -43,30 +46,38 @@ struct RunStop {
   std::string message;
 };
 
-/// One method handed the run over to another: which, and why it stopped.
+/// One method handed the run over to another: which, why it stopped, and the time the other took
+/// over at: the first's state where its singularity guard stopped it (RunContinuation), or 0 where
+/// the other started again from the start (any other stop, whose state is not trusted). `clear`:
+/// dca handing the run back to `auto`'s choice where the loops are clear of the singular
+/// configuration again.
 struct Handover {
   std::string from, to, reason;
+  double t = 0.0;
+  bool clear = false;
 };
 
 struct RunResult {
-  Trajectory trajectory;  ///< the rows of the method that ran last, up to its stop
+  Trajectory trajectory;  ///< the run's rows up to its end or stop: after a hand-over from the start, the last method's
   std::string method;     ///< the method that ran last
   IntegratorKind integrator = IntegratorKind::dopri5;
   std::optional<MethodChoice> choice;  ///< `auto`'s choice and its reason
   std::vector<Handover> handovers;
   std::unique_ptr<Formulation> formulation;  ///< the last method's, for its own summary
-  double wall_seconds = 0.0;                 ///< of the last method's run
+  double wall_seconds = 0.0;  ///< of the last method's run, and of the first's where it went on from its state
   RunStop stop;
   bool completed() const { return stop.kind == RunStopKind::none; }
 };
 
 struct RunCallbacks {
   std::function<void(double t)> progress;            ///< at every output time
-  /// At every output time, after its row: the rows so far (to stream them). A run that starts
-  /// again (`auto`'s hand-over) starts with a trajectory of one row.
+  /// At every output time, after its row: the rows so far (to stream them). A hand-over that goes
+  /// on from the first method's state appends to them; one that starts again from the start
+  /// starts with a trajectory of one row.
   std::function<void(const Trajectory&)> rows;
   std::function<void(const FormulationEvent&)> event;  ///< a method's reports, as they happen
-  std::function<void(const Handover&)> handover;     ///< when `auto` starts again with another method
+  /// When `auto` hands the run over to another method, before it runs (Handover::t says from where).
+  std::function<void(const Handover&)> handover;
   /// Polled at every output time and between them (every Simulator::kPollEvery evaluations, at
   /// most every 20 ms): true stops the run, RunStopKind::cancelled.
   std::function<bool()> cancelled;

@@ -96,6 +96,16 @@ class RunWatch {
   /// Throws RunWatchError when the completion moved it more than the step's drift. Allocates nothing.
   void check_completion(double t, const VecX& before, const Eigen::Ref<const VecX>& after);
   const WatchSummary& summary() const { return summary_; }
+  /// What a run continued by another method carries over (Simulator::resume): the start's energy
+  /// and its scales, the largest speed so far and the summary, so that the bounds and the worst
+  /// values run on as in one run.
+  struct Carry {
+    double start_energy = 0.0, start_gravity = 0.0, gravity_terms = 0.0, speed = 1.0;
+    WatchSummary summary;
+  };
+  Carry carry() const { return {start_energy_, start_gravity_, gravity_terms_, speed_, summary_}; }
+  /// Instead of start(): goes on from where another watch of the same run was (its carry()).
+  void resume(const Carry& c);
 
  private:
   double size_at_start();  ///< L: kinematics at q0 current

@@ -77,8 +77,37 @@ struct Trajectory {
   double at(std::size_t row, std::string_view name) const { return rows.at(row)(column(name)); }
 };
 
+/// Thrown by a Simulator told to hand_back_when_clear(), at the first accepted state where the
+/// loops are clear of singular configurations (ρ >= kGuardClear ρ(q0)); continuation() is then set.
+/// Not a std::exception: not a failure.
+struct LoopsClear {
+  double t = 0.0;
+  double ratio = 0.0;  ///< the lower bound of ρ/ρ(q0) there
+};
+
 /// Output times 0, dt, 2 dt, ... up to and including t_end (t_end appended when not a multiple).
 std::vector<double> output_times(double t_end, double output_dt);
+
+/// Where a run can go on with another method (Simulator::resume; run.hpp's hand-over): the
+/// accepted state at which the SingularityGuard stopped it, or at which the loops were found clear
+/// of singular configurations again (Simulator::hand_back_when_clear), and what the run carries on
+/// (its work, its rows' grid, its watch). Such a state is the motion's: the integrator's error
+/// control accepted it, the method completed it, the run watch checked it, and the guard stops
+/// while the loops are still a step away from the singular configuration, before a method that
+/// cannot cross it could leave the motion's branch. Any other stop leaves no continuation: its
+/// state is not trusted.
+struct RunContinuation {
+  double t = 0.0;
+  VecX q, u;
+  VecX q_start;  ///< the run's start, to which the guard of a method taking over compares ρ
+  /// The rows the guard watched, where it stopped the run: those a method taking over watches to
+  /// hand the run back (Simulator::hand_back_when_clear).
+  std::optional<Constraints> guarded_rows;
+  double work = 0.0;           ///< of the applied forces since the start (the state's last component)
+  double start_springs = 0.0;  ///< the springs' energy at the start (Trajectory's `work` column)
+  double grid_origin = 0.0;    ///< the rows' times are grid_origin + k output_dt
+  std::optional<RunWatch::Carry> watch;
+};
 
 class Simulator final : public OdeSystem {
  public:
@@ -106,6 +135,24 @@ class Simulator final : public OdeSystem {
   /// instead of walking the configuration curve again when it starts from the same state, bit for
   /// bit, with the model's constraints.
   void use_survey(SurveyedStart survey) { known_survey_ = std::move(survey); }
+  /// After a stop by the SingularityGuard, where the run can go on (RunContinuation); empty after
+  /// any other stop and after a run that completed.
+  const std::optional<RunContinuation>& continuation() const { return continuation_; }
+  /// Whether resume(from, traj) can go on with this Simulator: its rows have traj's columns (a
+  /// method's diagnostics differ) and its watch is on where from's was.
+  bool can_resume(const RunContinuation& from, const Trajectory& traj) const;
+  /// Instead of begin: goes on from where another Simulator of the same model and settings
+  /// stopped (its continuation()), into the trajectory that run wrote; advance() then appends as
+  /// if one method had run: rows on the same grid, the counts, the run watch's bounds and worst
+  /// values, the projection's counts, the guard's record and the crossings go on, and a method
+  /// that cannot cross singular configurations is guarded against ρ(q) of the run's start. Throws
+  /// std::invalid_argument where can_resume says no.
+  void resume(const RunContinuation& from, Trajectory& traj);
+  /// After resume from a guard's stop: throw LoopsClear at the first accepted state where a
+  /// SingularityGuard with the threshold kGuardClear no longer finds the loops near a singular
+  /// configuration (on the rows the stopping guard watched, against ρ of the run's start), so that
+  /// the run can go back to the faster method that stopped.
+  void hand_back_when_clear() { hand_back_ = true; }
   /// The time reached: the end of the last piece.
   double time() const { return t_; }
   /// The joint state at time().
@@ -124,13 +171,18 @@ class Simulator final : public OdeSystem {
   /// The method's derivative, timed with SimulationSettings::time_evaluations.
   void derivative(double t, const VecX& x, Eigen::Ref<VecX> dx);
   VecX row(double t, const VecX& x_in);
-  void start_columns(Trajectory& traj) const;
+  void start_columns(std::vector<std::string>& columns) const;
   /// The formulation's part of an integrator state (a copy into x_ when the work rides along).
   const VecX& formulation_state(const VecX& x);
   void finish(Trajectory& traj) const;
-  /// Surveys the change points (into traj), refuses a formulation that cannot cross a reachable
-  /// one (Formulation::change_point_refusal) and sets up the monitor.
+  /// Surveys the change points (into traj) and watches them (watch_change_points).
   void prepare_change_points(Trajectory& traj, const VecX& q0, const VecX& u0);
+  /// Refuses a formulation that cannot cross a change point of traj's survey reachable from (q, u)
+  /// (Formulation::change_point_refusal), sets up the monitor, and the guard against ρ(q_start)
+  /// where the survey did not walk.
+  void watch_change_points(const Trajectory& traj, const VecX& q_start, const VecX& q, const VecX& u);
+  /// The continuation at the accepted state x at t, q_ and u_ its joint state.
+  RunContinuation continuation_at(double t, const VecX& x) const;
 
   const Model& model_;
   Formulation& formulation_;
@@ -155,9 +207,16 @@ class Simulator final : public OdeSystem {
   std::optional<SurveyedStart> known_survey_;  ///< use_survey's
   std::optional<ChangePointMonitor> monitor_;  ///< made by run() when the survey found points
   std::optional<SingularityGuard> guard_;      ///< made by run() when the survey did not walk
+  bool hand_back_ = false;
+  std::optional<Constraints> clear_rows_;      ///< RunContinuation::guarded_rows, which clear_ watches
+  std::optional<SingularityGuard> clear_;      ///< resume's, with hand_back_: kGuardClear
   double guard_smallest_ = 1.0;
+  bool guarded_before_ = false;  ///< resume: the run was guarded before this Simulator took it over
+  std::optional<RunContinuation> continuation_;  ///< set where the guard stops the run
   std::vector<ChangePointCrossing> crossings_;
   double t_ = 0.0;  ///< time reached by begin / advance
+  double grid_origin_ = 0.0;  ///< the next piece's rows at grid_origin_ + k output_dt
+  VecX q_start_;              ///< the run's start (RunContinuation::q_start)
   VecX x_now_;      ///< integrator state there
   std::optional<Projector> projector_;  ///< made by run() when settings_.project
   std::optional<Reactions> reactions_;  ///< when settings_.reactions
