@@ -221,7 +221,8 @@ def simulate(model: Model, method: str = "auto", q0: _typing.Optional[_npt.Array
 
     Loops are closed first (assemble=False: the state is checked instead). `method="auto"` picks
     one (model.default_method) and hands the run to dca when it stops: from the state where its
-    singularity guard stopped it (the rows before are kept), else from the start. A run that stops raises
+    singularity guard stopped it (the rows before are kept), and back once the loops are clear of
+    the singular configuration; else from the start. A run that stops raises
     SingularConfigurationError, RunWatchError, IntegrationError or RunError, whose `result` holds
     the rows computed before the stop. The GIL is released during the run; Ctrl-C stops it within
     a few tens of milliseconds (it is checked between output times too) with KeyboardInterrupt.
