@@ -316,6 +316,14 @@ TEST(Simulator, GoesOnOnlyFromTheGuardsStop) {
   const std::size_t before = traj.rows.size();
   goes_on.resume(c, traj);
   EXPECT_EQ(traj.rows.size(), before);  // no row at the hand-over, which is not an output time
+  // A piece that ends where it resumed still writes its end's row (a hand-over at a run's last
+  // step: 3a6946b ended such a run "completed" one row short, the comb ladder at t = 9.99 of 10).
+  Trajectory ends_there = traj;
+  goes_on.advance(c.t, ends_there);
+  ASSERT_EQ(ends_there.rows.size(), before + 1);
+  EXPECT_EQ(ends_there.rows.back()(0), c.t);
+  EXPECT_LT((ends_there.rows.back().segment(1, m.nq) - c.q).cwiseAbs().maxCoeff(), 1e-12);
+  goes_on.resume(c, traj);
   goes_on.advance(settings.t_end, traj);
   const std::vector<double> times = output_times(settings.t_end, settings.output_dt);
   ASSERT_EQ(traj.rows.size(), times.size());

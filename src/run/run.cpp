@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <stdexcept>
 #include <utility>
 
 namespace loopdyn {
@@ -160,6 +161,9 @@ RunResult run(const Model& model, const VecX& q0, const VecX& u0, const RunSetti
     HandoverTo again{{fallback, method, clear_reason(*clear), 0.0, true}, std::move(left)};
     attempt(model, q0, u0, settings, callbacks, method, survey, &again, false, left, r);
   }
+  // A completed run ends with the row at t_end, whatever the hand-overs did.
+  if (r.completed() && (r.trajectory.rows.empty() || r.trajectory.rows.back()(0) != settings.simulation.t_end))
+    throw std::logic_error("run: completed without the row at t_end");
   return r;
 }
 

@@ -378,7 +378,14 @@ void Simulator::advance(double t_end, Trajectory& traj, const std::function<void
   if (!(t_end >= t_) || !std::isfinite(t_end))
     throw std::invalid_argument("advance: the end time " + format_time(t_end) + " is before the current time " +
                                 format_time(t_));
-  if (t_end == t_) return;
+  if (t_end == t_) {
+    // A piece that resumed at t_end (a hand-over at the last step, which stops before its row).
+    if (traj.rows.empty() || traj.rows.back()(0) < t_end) {
+      traj.rows.push_back(row(t_end, x_now_));
+      if (progress) progress(t_end);
+    }
+    return;
+  }
   // Rows on the grid after the last one written (at t_, or before it where resume took over from
   // a stop between rows), and at t_end.
   const std::vector<double> times =
