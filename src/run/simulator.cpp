@@ -36,7 +36,8 @@ bool same_rows(const Constraints& a, const Constraints& b) {
 }
 
 // The output times of a piece that ends at t_end: the points origin + k dt after the last row
-// written (at `after`), then t_end, which within 1e-9 dt of a point counts as that point.
+// written (at `after`), then t_end, which within 1e-9 dt of a point counts as that point. k dt
+// rather than accumulated sums, so that times are exact multiples.
 std::vector<double> piece_times(double origin, double after, double t_end, double dt) {
   if (!(dt > 0.0) || !std::isfinite(dt)) throw std::invalid_argument("output_dt must be finite and > 0");
   const long n = static_cast<long>(std::floor((t_end - origin) / dt + 1e-9));
@@ -53,14 +54,9 @@ std::vector<double> piece_times(double origin, double after, double t_end, doubl
 
 std::vector<double> output_times(double t_end, double output_dt) {
   if (!(t_end >= 0.0) || !std::isfinite(t_end)) throw std::invalid_argument("t_end must be finite and >= 0");
-  if (!(output_dt > 0.0) || !std::isfinite(output_dt)) throw std::invalid_argument("output_dt must be finite and > 0");
-  std::vector<double> t;
-  // k·dt rather than accumulated sums, so that times are exact multiples; t_end within 1e-9·dt
-  // of a multiple counts as that multiple.
-  const long n = static_cast<long>(std::floor(t_end / output_dt + 1e-9));
-  for (long k = 0; k <= n; ++k) t.push_back(std::min(k * output_dt, t_end));
-  if (t_end - t.back() > 1e-9 * output_dt) t.push_back(t_end);
-  else t.back() = t_end;
+  // The rows of a run: the one at 0 that begin() writes, then advance()'s.
+  std::vector<double> t = piece_times(0.0, 0.0, t_end, output_dt);
+  if (t_end > 0.0) t.insert(t.begin(), 0.0);
   return t;
 }
 
@@ -360,11 +356,8 @@ void Simulator::begin(double t0, const VecX& q0, const VecX& u0, Trajectory& tra
   continuation_.reset();
   clear_.reset();
 
-  formulation_.start(step_plan(settings_.integrator), q0, u0);
-  t_ = grid_origin_ = t0;
-  x_now_ = VecX::Zero(size());
-  formulation_.to_state(q0, u0, x_now_.head(formulation_.state_size()));
-  formulation_.to_joint(formulation_state(x_now_), q_, u_);
+  enter(t0, q0, u0, 0.0);
+  grid_origin_ = t0;
   q_start_ = q_;
   prepare_change_points(traj, q_, u_);
   if (monitor_) monitor_->observe(t0, q_, u_);
@@ -420,6 +413,15 @@ void Simulator::advance(double t_end, Trajectory& traj, const std::function<void
   finish(traj);
 }
 
+void Simulator::enter(double t, const VecX& q, const VecX& u, double work) {
+  formulation_.start(step_plan(settings_.integrator), q, u);
+  t_ = t;
+  x_now_ = VecX::Zero(size());
+  formulation_.to_state(q, u, x_now_.head(formulation_.state_size()));
+  if (track_work_) x_now_(formulation_.state_size()) = work;
+  formulation_.to_joint(formulation_state(x_now_), q_, u_);
+}
+
 bool Simulator::can_resume(const RunContinuation& from, const Trajectory& traj) const {
   std::vector<std::string> columns;
   start_columns(columns);
@@ -446,17 +448,12 @@ void Simulator::resume(const RunContinuation& from, Trajectory& traj) {
   crossings_ = traj.crossings;
   continuation_.reset();
 
-  formulation_.start(step_plan(settings_.integrator), from.q, from.u);
-  t_ = from.t;
+  enter(from.t, from.q, from.u, from.work);
   grid_origin_ = from.grid_origin;
-  x_now_ = VecX::Zero(size());
-  formulation_.to_state(from.q, from.u, x_now_.head(formulation_.state_size()));
-  if (track_work_) x_now_(formulation_.state_size()) = from.work;
   start_springs_ = from.start_springs;
   q_start_ = from.q_start;
   // The run's survey stands; the monitor follows its points from here, the guards compare with
   // the run's start.
-  formulation_.to_joint(formulation_state(x_now_), q_, u_);
   watch_change_points(traj, q_start_, q_, u_);
   if (monitor_) monitor_->observe(t_, q_, u_);
   clear_.reset();

@@ -188,9 +188,10 @@ inline constexpr int kGuardLargestRows = 400;     ///< more kept rows: guarded o
 inline constexpr double kGuardNear = 1e-2;        ///< ρ/ρ(q0) below which the guard fires
 /// ρ/ρ(q0) above which a run handed to dca at the guard's stop is handed back (run.hpp): three
 /// times the guard's threshold, so that the motion must move away from the singular configuration
-/// between two hand-overs. Of 0.02, 0.03, 0.05, 0.1 and 0.3 tried, 0.03 made the fewest
-/// evaluations on the 16-cell ladder, the 8-cell comb and the 4 x 4 net but for 0.02 on the net
-/// (8360 against 9477 at 0.1 there), with the 3-square chain as close to the reference.
+/// between two hand-overs. Of 0.02, 0.03, 0.05, 0.1 and 0.3, tried with a switch that is not
+/// kept (commit 7dede7e), 0.03 made about the fewest evaluations on the 16-cell ladder, the 8-cell
+/// comb and the 4 x 4 net, with the 3-square chain as close to the reference; bench/run_whole.sh
+/// times the runs it makes.
 inline constexpr double kGuardClear = 3e-2;
 
 /// Singular configurations met during a run of a mechanism that the survey did not walk (the file

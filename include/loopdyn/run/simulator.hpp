@@ -181,6 +181,8 @@ class Simulator final : public OdeSystem {
   /// (Formulation::change_point_refusal), sets up the monitor, and the guard against ρ(q_start)
   /// where the survey did not walk.
   void watch_change_points(const Trajectory& traj, const VecX& q_start, const VecX& q, const VecX& u);
+  /// Starts the method at (t, q, u) with the work done so far: x_now_, and q_, u_ its joint state.
+  void enter(double t, const VecX& q, const VecX& u, double work);
   /// The continuation at the accepted state x at t, q_ and u_ its joint state.
   RunContinuation continuation_at(double t, const VecX& x) const;
 
