@@ -5,8 +5,6 @@
 #include <filesystem>
 
 #include "loopdyn/formulations/dca.hpp"
-#include "loopdyn/core/kinematics.hpp"
-#include "loopdyn/loops/constraints.hpp"
 #include "loopdyn/mechanisms/generators.hpp"
 #include "loopdyn/run/simulator.hpp"
 #include "loopdyn/mechanisms/square_nets.hpp"
@@ -270,102 +268,6 @@ TEST(Dca, ProjectionsCloseEveryRowAndRemoveKineticEnergy) {
     dca.project(faster);
     EXPECT_LT(dca.diagnostics().velocity_residual, 1e-11) << file;
     EXPECT_LT(kinetic_energy(c.model, faster), before) << file;
-  }
-}
-
-// ⟨a, b⟩ in the metric of the kinetic energy above, of two absolute states' velocities at a's
-// positions: Σ m ṙ_a·ṙ_b + ω_aᵀ J ω_b.
-double mass_inner(const Model& m, const VecX& a, const VecX& b) {
-  double s = 0.0;
-  for (int i = 0; i < m.nbodies; ++i) {
-    const Eigen::Vector4d p = a.segment<4>(7 * i + 3);
-    const Mat3 R = Quat(p(0), p(1), p(2), p(3)).normalized().toRotationMatrix();
-    const Mat3 Jc = m.inertia[i].topLeftCorner<3, 3>() - m.mass[i] * skew(m.com[i]) * skew(m.com[i]).transpose();
-    const int w = 7 * m.nbodies + 6 * i;
-    s += m.mass[i] * a.segment<3>(w + 3).dot(b.segment<3>(w + 3)) +
-         a.segment<3>(w).dot(R * Jc * R.transpose() * b.segment<3>(w));
-  }
-  return s;
-}
-
-// What dopri5's error estimate keeps (Dca::project_error) is what the velocity projection would
-// keep of it: the positions as they are; velocities that close every loop row, checked on the
-// joint coordinates' own G (constraints.hpp, not dca's rows: to_joint, then G u); the part removed
-// M-orthogonal to the motion's tangent (mass_inner with the motion's own velocity); a velocity
-// along the tangent kept. ε_v = 1e-12 stops the projection's iterations on errors of order 1:
-// 1e-10 of them holds with margin.
-TEST(Dca, ErrorEstimateKeepsWhatTheVelocityProjectionKeeps) {
-  for (const char* file : {"fivebar_malczyk", "doubleloop_malczyk", "fourbar_spatial_park", "geared_chain"}) {
-    const test::LoopState c = test::assembled_state(file, 11);
-    const Model& m = c.model;
-    Dca dca(m, {});
-    VecX x(dca.state_size());
-    dca.to_state(c.q, c.u, x);
-    const int nv = 6 * m.nbodies, np = dca.state_size() - nv;
-    std::mt19937_64 rng(3);
-    const VecX e = test::random_vector(dca.state_size(), rng);
-    VecX kept = e;
-    dca.project_error(0.0, x, kept);
-    EXPECT_EQ(kept.head(np), e.head(np)) << file;
-
-    VecX with_kept = x, removed = x;
-    with_kept.tail(nv) = kept.tail(nv);
-    removed.tail(nv) = e.tail(nv) - kept.tail(nv);
-    VecX q(m.nq), u(m.nv);
-    dca.to_joint(with_kept, q, u);
-    KinematicsData kin(m);
-    update_positions(m, kin, q);
-    ConstraintData data(m);
-    MatX G(m.loops().constraints.rows(), m.nv);
-    constraint_jacobian(m, m.loops().constraints, kin, data, G);
-    EXPECT_LT((G * u).cwiseAbs().maxCoeff(), 1e-10 * G.cwiseAbs().maxCoeff() * u.cwiseAbs().maxCoeff()) << file;
-    EXPECT_GT(removed.tail(nv).cwiseAbs().maxCoeff(), 1e-3) << file;  // a random error is not along the motion
-    EXPECT_LT(std::abs(mass_inner(m, x, removed)), 1e-10 * std::sqrt(mass_inner(m, x, x) * mass_inner(m, removed, removed)))
-        << file;
-
-    VecX along = VecX::Zero(dca.state_size());
-    along.tail(nv) = x.tail(nv);
-    VecX along_kept = along;
-    dca.project_error(0.0, x, along_kept);
-    EXPECT_LT((along_kept - along).cwiseAbs().maxCoeff(), 1e-10 * along.cwiseAbs().maxCoeff()) << file;
-  }
-}
-
-// Where the motion keeps a coordinate at zero (the rung of a parallelogram stays level: its ω_z),
-// dopri5's estimate of that component is error across the constraints, which the velocity
-// projection removes after the step; measured against atol alone it chose dca's steps. On the
-// one-cell ladder over 2 s at rtol 1e-8, atol 1e-10 (it falls through the flat parallelogram at
-// about 1 s), dca took 346 steps to embedding's 77 before Dca::project_error, 170 with it. Its
-// posts follow the exact motion, a pendulum (5/3) φ̈ = 2 g sin φ (generators.hpp), integrated
-// here by RK4 at 1e-4 s (error ~1e-13): 4.7e-9 rad off at most, within 2e-8.
-TEST(Dca, StepsAreNotChosenByTheErrorTheProjectionRemoves) {
-  const Model m = Model::build(ladder_mechanism(1, LadderLayout::comb));
-  const LadderState s = ladder_state(m, 1);
-  SimulationSettings settings;
-  settings.integrator.kind = IntegratorKind::dopri5;
-  settings.integrator.rtol = 1e-8;
-  settings.integrator.atol = 1e-10;
-  settings.t_end = 2.0;
-  settings.output_dt = 0.25;
-  auto dca = make_formulation("dca", m);
-  const Trajectory by_dca = Simulator(m, *dca, settings).run(s.q, s.u);
-  auto embedding = make_formulation("embedding", m);
-  const Trajectory by_embedding = Simulator(m, *embedding, settings).run(s.q, s.u);
-  EXPECT_LT(by_dca.stats.steps_accepted, 3 * by_embedding.stats.steps_accepted);
-
-  const double k = 6.0 / 5.0 * 9.81;
-  const auto rate = [&](const Eigen::Vector2d& y) { return Eigen::Vector2d(y(1), k * std::sin(y(0))); };
-  Eigen::Vector2d y(0.3, 0.5);  // φ₀ = 0.3, φ̇₀ = 0.5 cos 0 (ladder_state)
-  const int post = by_dca.column("q.lp0_bottom");
-  const double h = 1e-4;
-  for (std::size_t row = 0; row < by_dca.rows.size(); ++row) {
-    const double t = by_dca.rows[row](0);
-    for (int n = static_cast<int>(std::lround(t / h)) - static_cast<int>(std::lround(by_dca.rows[row == 0 ? 0 : row - 1](0) / h));
-         n > 0; --n) {
-      const Eigen::Vector2d k1 = rate(y), k2 = rate(y + 0.5 * h * k1), k3 = rate(y + 0.5 * h * k2), k4 = rate(y + h * k3);
-      y += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
-    }
-    EXPECT_NEAR(by_dca.rows[row](post), y(0), 2e-8) << "t = " << t;
   }
 }
 

@@ -193,8 +193,7 @@ TEST(NoAllocation, RcrAllocatesNothingPerCall) {
 }
 
 // dca's calls during a run: the derivative (assembly, iterations, disassembly) and the step's
-// acceptance (both projections, the joint angles' reference) and dopri5's error estimate
-// (project_error), on one thread and on two (oneTBB's
+// acceptance (both projections, the joint angles' reference), on one thread and on two (oneTBB's
 // tasks come from its own pools, reused across calls), for random coupled loops, a gear train and
 // a 6 x 6 square net (84 bodies: split into tasks).
 TEST(NoAllocation, DcaAllocatesNothingPerStep) {
@@ -220,8 +219,6 @@ TEST(NoAllocation, DcaAllocatesNothingPerStep) {
       x.tail(6 * c.model.nbodies) += 1e-3 * dx.tail(6 * c.model.nbodies);  // off the constraints
       EXPECT_EQ(allocations_in([&] { dca.derivative(0.0, x, dx); }), 0) << c.name << ", " << threads << " threads";
       EXPECT_EQ(allocations_in([&] { dca.accept(0.0, x); }), 0) << c.name << ", " << threads << " threads";
-      VecX err = 1e-9 * dx;  // dopri5's error estimate of the step, before the step is judged
-      EXPECT_EQ(allocations_in([&] { dca.project_error(0.0, x, err); }), 0) << c.name << ", " << threads << " threads";
     }
 }
 

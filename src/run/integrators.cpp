@@ -299,7 +299,6 @@ class Driver {
       eval(t_new, x_new, k7);
       // Local error estimate err = h Σ e_i k_i; err_norm = RMS(err_i / (atol + rtol max(|x_i|, |x_new_i|))).
       err = h * (e1 * k1 + e3 * k3 + e4 * k4 + e5 * k5 + e6 * k6 + e7 * k7);
-      sys_.project_error(t_new, x_new, err);  // what post_step's projection keeps of it
       const double err_norm = wrms(err, x, x_new);
 
       // PI controller (Hairer's DOPRI5): fac = err^α / err_old^β, h_new = h · clamp(safe / fac).

@@ -212,11 +212,6 @@ bool Simulator::rhs_known(double t, const VecX& x) {
 
 double Simulator::adjust_step(double t, double h) { return monitor_ ? monitor_->adjust_step(t, h) : h; }
 
-void Simulator::project_error(double t, const VecX& x, VecX& err) {
-  const int n = formulation_.state_size();
-  formulation_.project_error(t, x.head(n), err.head(n));
-}
-
 void Simulator::prepare_change_points(Trajectory& traj, const VecX& q0, const VecX& u0) {
   guard_smallest_ = 1.0;
   crossings_.clear();

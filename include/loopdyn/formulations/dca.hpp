@@ -126,12 +126,6 @@ class Dca final : public Formulation {
   /// and takes x's joint angles as the reference of the next to_joint (continuous output).
   void accept(double t, Eigen::Ref<VecX> x) override;
   void complete(double t, Eigen::Ref<VecX> x) override;
-  /// With the projections (accept()): err's velocities onto the constraints at x, as the velocity
-  /// projection takes them (Engine::project_error). Its positions stay whole: projected too, the
-  /// steps grew until the error on IFToMM A02 (N = 2, rtol = atol = 1e-10) was 5.5e-6 m against
-  /// the exact motion (7.7e-8 with neither projected, 6.0e-9 with the velocities'), as if the
-  /// drift of the stages across the constraints fed the motion along them.
-  void project_error(double t, const Eigen::Ref<const VecX>& x, Eigen::Ref<VecX> err) override;
   void to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const override;
 
   /// The loop multipliers of the last accelerations(t, q, u) (joint_accelerations: the output

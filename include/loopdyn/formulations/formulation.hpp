@@ -152,13 +152,6 @@ class Formulation {
   /// x interpolated between steps (dense output), made a state of the method. Joint layout:
   /// complete_state.
   virtual void complete(double t, Eigen::Ref<VecX> x);
-  /// An error-controlled integrator's local error estimate err of the step that ends at x. A
-  /// method whose accept() projects x onto the constraints reduces err to its component along
-  /// them, the projection's linearization at x: the components across the constraints are removed
-  /// with the projection and are not the accepted state's error, and where the motion keeps a
-  /// coordinate at zero (a rung that stays level) they would choose the step against atol alone.
-  /// The default leaves err as it is.
-  virtual void project_error(double /*t*/, const Eigen::Ref<const VecX>& /*x*/, Eigen::Ref<VecX> /*err*/) {}
   /// The joint coordinates of an accepted or completed x.
   virtual void to_joint(const VecX& x, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) const;
 

@@ -34,11 +34,6 @@ class OdeSystem {
   /// dopri5 asks before every step attempt from the last accepted time t with the controller's
   /// step h; the system may return a shorter one (a change point ahead: change_points.hpp).
   virtual double adjust_step(double /*t*/, double h) { return h; }
-  /// dopri5's local error estimate err of a step that ends at x, before the step is judged. A
-  /// system whose post_step projects x onto a manifold reduces err to what the projection keeps of
-  /// it (its linearization at x), so that the step is chosen for the error of the accepted state;
-  /// the others leave it as it is.
-  virtual void project_error(double /*t*/, const VecX& /*x*/, VecX& /*err*/) {}
 };
 
 enum class IntegratorKind { rk2, rk4, dopri5, bdf };

@@ -166,8 +166,6 @@ class Simulator final : public OdeSystem {
   bool rhs_known(double t, const VecX& x) override;
   /// Places a predicted change point inside a step (ChangePointMonitor).
   double adjust_step(double t, double h) override;
-  /// The method's part of err (Formulation::project_error); the work's component as it is.
-  void project_error(double t, const VecX& x, VecX& err) override;
 
  private:
   /// The method's derivative, timed with SimulationSettings::time_evaluations.

@@ -236,10 +236,6 @@ void Dca::accept(double /*t*/, Eigen::Ref<VecX> x) {
   e.reference_ = e.q_joint_;
 }
 
-void Dca::project_error(double /*t*/, const Eigen::Ref<const VecX>& x, Eigen::Ref<VecX> err) {
-  if (e_->parameters.projections) e_->project_error(x, err);
-}
-
 void Dca::complete(double t, Eigen::Ref<VecX> x) {
   // An output row's state, projected as an accepted one, leaves the run as it was: the diagnostics
   // stay the step's, and the warm start of the next evaluation stays the accepted state's (rows are

@@ -58,9 +58,6 @@ struct Engine {
   /// The velocities of x onto the constraints at x's positions (004 eq 72).
   void project_velocities(Eigen::Ref<VecX> x);
   void project(Eigen::Ref<VecX> x);
-  /// The velocities of a step's error estimate e onto G v = 0 at x's positions, mass-orthogonally:
-  /// what project_velocities keeps of a velocity error (004 eq 72, with ν = 0). Positions stay.
-  void project_error(const Eigen::Ref<const VecX>& x, Eigen::Ref<VecX> e);
   /// The joint state of x, taking angles nearest `near` (joint_state), into q_joint_, u_joint_.
   /// Reads nothing but x and near, writes only the scratch (state_, q_joint_, u_joint_).
   void joint_state_of(const Eigen::Ref<const VecX>& x, const VecX& near) const;

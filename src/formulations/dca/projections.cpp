@@ -84,19 +84,6 @@ void Engine::project_velocities(Eigen::Ref<VecX> x) {
   diagnostics_.velocity_residual = max_abs(phidot_);
 }
 
-void Engine::project_error(const Eigen::Ref<const VecX>& x, Eigen::Ref<VecX> e) {
-  const int nb = model.nbodies;
-  load_bodies(x, false);
-  const Factorization at_x = factor(update_rows(false));
-  prev_ = layout.velocities(e);
-  for (int i = 0; i < nb; ++i) BodyVector::body(rhs_, i) = solver.mass_times(i, BodyVector::body(prev_, i));
-  out_ = prev_;
-  nu_.setZero();
-  lambda_.setZero();
-  solver.refine(at_x, rhs_, nu_, parameters.eps_v, out_, lambda_);
-  layout.velocities(e) = out_;
-}
-
 void Engine::project(Eigen::Ref<VecX> x) {
   diagnostics_.position_iterations = project_positions(x);
   diagnostics_.position_residual = max_abs(phi_);
