@@ -175,7 +175,8 @@ two mechanisms or both, at a passage. The run watch stops some of them later ("f
 others complete off the motion with their residuals at round-off and their energy kept to the
 watch's bound, so neither check shows it. dca follows both within 1e-6 m. So by default every
 method but dca stops at the first dip below 1e-2 of the start's ρ, naming the loop and dca, and
-`--method auto` starts again with dca (its first choice here is embedding).
+`--method auto` hands the run to dca there (its first choice here is embedding), which goes on
+from embedding's state where the guard stopped it.
 
 TEXT
 cat <<'TEXT'
