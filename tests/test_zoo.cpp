@@ -90,7 +90,7 @@ TEST(ZooReference, ConvergesAtItsStep) {
 // Cases 0..12, one per class; case 20, an offset slider-crank with springs and dampers closed at
 // its prismatic joint; case 23, an RSCR whose ground axes are 0.44 rad from parallel; case 32, a
 // Bennett linkage, which dca followed 1e-4 m off at the default dopri5 without a word: at a stage off the loop its redundant rows gain rank along the motion, and
-// enforcing them there steered the motion (dca.hpp, projects_stages()). Bennett linkages (case 6,
+// enforcing them there steered the motion (dca.hpp, "Stages"). Bennett linkages (case 6,
 // 32) were also where lagrange-dense, lagrange-on and nullspace left the motion of the 5 rows
 // while holding the 2 they kept (2.3 m off) before the run watch, and stopped after it; they now
 // choose the rows again along the motion (row_choice.hpp) and pass. srm on the Bennett linkages of
@@ -143,7 +143,7 @@ TEST_P(Zoo, EveryLoopMethodPassesOrRefuses) {
 }
 
 // dca's default run on Bennett linkages at the accuracy of its tolerance, a hundred times inside
-// the zoo's bounds. Before stage projections (dca.hpp, projects_stages()) case 258 of the zoo of 7
+// the zoo's bounds. Before stage projections (dca.hpp, "Stages") case 258 of the zoo of 7
 // classes (a Bennett linkage then) ended 5.0e-3 m and 5.1e-5 in energy off the reference (8.3e-3
 // m with 50 iterations per evaluation, 1.5e-5 m at rtol 1e-10: the error followed the stages'
 // distance from the loop, not the error estimate); then 3.0e-8 m and 1.2e-9. Case 32 of today's

@@ -64,9 +64,20 @@
 // the step's positions q* held constant: M Δ + Gᵀ λ = −M (q − q*), λ = λ* + α (G Δ + Φ(q)), Δ
 // applied to r and (as a rotation vector) to p, until ‖Δ‖∞ < ε_p; then velocities, with the
 // matrices at the projected positions: M v + Gᵀ λ = M v*, λ = λ* + α G v, until the change of v is
-// below ε_v. Both are the same divide-and-conquer solve with other right-hand sides. Where the
-// loops' redundancy is geometric (rows of rank rising off the loops: Bennett, Bricard),
-// derivative() also projects each stage's positions before its accelerations (projects_stages()).
+// below ε_v. Both are the same divide-and-conquer solve with other right-hand sides.
+//
+// Stages (with projections): derivative() takes the accelerations, and the positions' rates, at
+// the stage projected onto the constraints by one step of each projection, both with the matrices
+// factored once at the stage's positions q* (the velocities' residual G v* at the projected
+// positions), then refines the accelerations with the residuals of the projected state on that
+// factorization. The derivative is then a smooth function of the stage that equals the dynamics on
+// the constraints, and the error estimate no longer measures the stages' distance from them: a
+// parallelogram's rung, level along the motion, has ω = 0 held to atol alone, and the Baumgarte
+// terms at unprojected stages put an error there that the projection after the step removes
+// (planar comb ladder of 8 cells over 2 s: 1866 steps before, 541 with; embedding 456). Where the
+// loops' redundancy is geometric (Bennett, Bricard: rows of rank rising off the loops), G at an
+// unprojected stage has a small singular value along the motion itself, and enforcing every row
+// there steered the motion (5e-3 m off the reference on a Bennett linkage after 2 s).
 //
 // Parallel (004 §1, §4.4): the two subtrees of a node are assembled, and disassembled, as two tasks
 // of a oneTBB task arena that lives as long as the formulation, down to subtrees of kParallelGrain
@@ -179,8 +190,6 @@ class Dca final : public Formulation {
   std::string summary() const override;
   TreeShape tree_shape() const;
   int threads() const;
-  /// Whether derivative() projects each stage's positions first (dca::Engine::project_stages).
-  bool projects_stages() const;
   double alpha() const;
 
  private:

@@ -12,34 +12,6 @@
 
 namespace loopdyn {
 
-namespace {
-
-// Largest m · n · min(m, n) of the loop rows' Jacobian whose rank geometric_redundancy computes
-// (a dense SVD, well under a second): about 200 rows and speeds.
-constexpr double kRankBudget = 1e7;
-
-// Whether the loops' redundancy is geometric: rows dependent where the loops close (those the
-// LoopStructure drops) that become independent off the closed set, as in the Bennett linkage (its
-// closing revolute's 5 rows have rank 2 on the loop, 3 off it) and Bricard's (5 rows, rank 4 and
-// 5). Checked at q0 moved off the closed set by a fixed, generic increment of 0.05 rad (or m) per
-// speed: there the rank of every loop row exceeds the kept rows'. The redundancy of a planar loop
-// stays (its out-of-plane rows vanish at every q of parallel axes); the spatial ladder's is
-// geometric too (rank 4L on the loops, 4L + 1 off them: generators.hpp). Models beyond kRankBudget
-// are not checked (false).
-bool geometric_redundancy(const Model& model) {
-  const LoopStructure& loops = model.loops();
-  const int m = loops.unreduced.rows(), n = model.nv;
-  if (loops.constraints.rows() == m) return false;  // no row dropped: no redundancy
-  if (static_cast<double>(m) * n * std::min(m, n) > kRankBudget) return false;
-  VecX du(n);
-  for (int k = 0; k < n; ++k) du(k) = 0.05 * std::sin(1.0 + 2.3 * k);
-  VecX q = model.q0;
-  integrate_q(model, q, du);
-  return constraint_rank(model, loops.unreduced, q).rank > loops.constraints.rows();
-}
-
-}  // namespace
-
 namespace dca {
 
 // The constructor's steps, each from the previous one's result: the parameters (checked,
@@ -48,7 +20,7 @@ namespace dca {
 // the rows and the joint-state maps.
 Engine::Engine(const Model& model_in, const Parameters& p)
     : model(model_in), parameters(p), layout(model_in.nbodies),
-      project_stages(p.projections && geometric_redundancy(model_in)), parallel(p.threads),
+      parallel(p.threads),
       set(constraint_set(model_in)), tree(assembly_tree(model_in, set)), solver(model_in, set, tree, parallel, p),
       kin_(model_in), forces_(model_in), reference_(model_in.q0),
       kept_solver_(model_in.loops().constraints.rows(), p.rank_tolerance), joint_rows_(model_in) {
@@ -68,7 +40,8 @@ void Engine::size_bodies() {
   r_star_.assign(nb, Vec3::Zero());
   R_star_.assign(nb, Mat3::Identity());
   inertia_.assign(nb, Mat3::Identity());
-  for (VecX* v : {&Q_, &rhs_, &out_, &prev_, &res_}) v->setZero(BodyVector::size(nb));
+  loaded_inertia_.assign(nb, Mat3::Identity());
+  for (VecX* v : {&Q_, &rhs_, &out_, &prev_, &res_, &acc_}) v->setZero(BodyVector::size(nb));
   stage_.setZero(layout.size());
 }
 
@@ -102,7 +75,7 @@ void Engine::size_joint_maps() {
   kept_normal_.setZero(loops.constraints.rows(), loops.constraints.rows());
 }
 
-void Engine::applied_forces(double t, const VecX& x) {
+void Engine::applied_forces(double t, const Eigen::Ref<const VecX>& x) {
   const int nb = model.nbodies;
   // Wrenches [moment about the world origin; force], world axes, then about each centre of mass.
   Q_.setZero();
@@ -139,17 +112,57 @@ void Engine::body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a) {
   load_bodies(x, true);
   applied_forces(t, x);
   const Factorization at_x = factor(update_rows(true));
+  start_accelerations();
+  out_.setZero();
+  finish_accelerations(solver.refine(at_x, Q_, nu_, parameters.eps_a, out_, lambda_), out_, a);
+}
+
+void Engine::stage_accelerations(double t, Eigen::Ref<VecX> x, Eigen::Ref<VecX> a) {
+  load_bodies(x, true);
+  const Factorization at_stage = factor(update_rows(false));  // at the stage's positions q*
+  project_stage(at_stage, x);
+  update_rows(true);
+  applied_forces(t, x);
+  start_accelerations();
+  finish_accelerations(refine_at_loaded(at_stage), acc_, a);
+}
+
+void Engine::start_accelerations() {
   // ν = −γ + 2μΩ Φ̇ + Ω² Φ (004 eq 6, with G a = γ).
   const double mu = parameters.mu, omega = parameters.omega;
   nu_ = -gamma_ + 2.0 * mu * omega * phidot_ + omega * omega * phi_;
-  out_.setZero();
   lambda_ = warm_lambda_;
-  diagnostics_.acceleration_iterations = solver.refine(at_x, Q_, nu_, parameters.eps_a, out_, lambda_);
+}
+
+void Engine::finish_accelerations(int iterations, const VecX& acc, Eigen::Ref<VecX> a) {
+  diagnostics_.acceleration_iterations = iterations;
   if (refresh_warm_) warm_lambda_ = lambda_;
   refresh_warm_ = false;
-  constraint_residual(out_, nu_);
+  constraint_residual(acc, nu_);
   diagnostics_.acceleration_residual = max_abs(c_);
-  a = out_;
+  a = acc;
+}
+
+int Engine::refine_at_loaded(const Factorization& f) {
+  const int nb = model.nbodies;
+  parallel.for_each(nb, [&](int i) { loaded_inertia_[i] = R_[i] * Jc_[i] * R_[i].transpose(); });
+  acc_.setZero();
+  int k = 0;
+  while (k < parameters.max_iterations) {
+    // Residuals Q − M a − Gᵀλ and G a + ν at the loaded state; the solve's own (x, λ null) are none.
+    parallel.for_each(nb, [&](int i) {
+      BodyVector::body(res_, i) =
+          BodyVector::body(Q_, i) - mass_times(loaded_inertia_[i], model.mass[i], BodyVector::body(acc_, i));
+      subtract_constraint_forces(i);
+    });
+    constraint_residual(acc_, nu_);
+    solver.solve(f, res_, nullptr, nullptr, c_, out_);
+    acc_ += out_;
+    lambda_ += solver.dlambda();
+    ++k;
+    if (out_.cwiseAbs().maxCoeff() < floor_of(parameters.eps_a, acc_.cwiseAbs().maxCoeff())) break;
+  }
+  return k;
 }
 
 void Engine::joint_state_of(const Eigen::Ref<const VecX>& x, const VecX& near) const {
@@ -190,7 +203,6 @@ std::string Dca::summary() const {
 
 Dca::TreeShape Dca::tree_shape() const { return dca::tree_shape(e_->tree, e_->set); }
 int Dca::threads() const { return e_->parallel.threads(); }
-bool Dca::projects_stages() const { return e_->project_stages; }
 double Dca::alpha() const { return e_->parameters.alpha; }
 const Dca::Diagnostics& Dca::diagnostics() const { return e_->diagnostics_; }
 
@@ -201,21 +213,25 @@ void Dca::project(Eigen::Ref<VecX> x) { e_->project(x); }
 void Dca::derivative(double t, const VecX& x, Eigen::Ref<VecX> dx) {
   dca::Engine& e = *e_;
   const dca::StateLayout& s = e.layout;
+  // The accelerations, and below the positions' rates, at the stage projected onto the constraints
+  // (formulations/dca.hpp, "Stages"), or at the stage itself without projections.
+  const VecX* at = &x;
+  if (e.parameters.projections) {
+    e.stage_ = x;
+    e.stage_accelerations(t, e.stage_, s.velocities(dx));
+    at = &e.stage_;
+  } else {
+    e.body_accelerations(t, x, s.velocities(dx));
+  }
   e.parallel.for_each(model_.nbodies, [&](int i) {
-    s.r(dx, i) = s.v(x, i);
-    const auto p = s.p(x, i);
-    const Vec3 w = s.w(x, i);
+    s.r(dx, i) = s.v(*at, i);
+    const auto p = s.p(*at, i);
+    const Vec3 w = s.w(*at, i);
     // ṗ = ½ (0, ω) ⊗ p, ω in world axes.
     auto dp = s.p(dx, i);
     dp(0) = -0.5 * w.dot(p.tail<3>());
     dp.tail<3>() = 0.5 * (p(0) * w + w.cross(p.tail<3>()));
   });
-  if (!e.project_stages) return e.body_accelerations(t, x, s.velocities(dx));
-  // The accelerations at the stage's positions projected onto the constraints, with its velocities
-  // (see Engine::project_stages).
-  e.stage_ = x;
-  e.project_positions(e.stage_);
-  e.body_accelerations(t, e.stage_, s.velocities(dx));
 }
 
 void Dca::accept(double /*t*/, Eigen::Ref<VecX> x) {

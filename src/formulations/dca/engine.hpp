@@ -49,15 +49,34 @@ struct Engine {
   [[nodiscard]] Factorization factor(const RowsEvaluated& rows);
   void subtract_constraint_forces(int body);  ///< res −= Gᵀ lambda on one body, G of the rows
   void constraint_residual(const VecX& x, const VecX& nu);  ///< c = G x + ν (the diagnostics), into c_
-  void applied_forces(double t, const VecX& x);
+  void applied_forces(double t, const Eigen::Ref<const VecX>& x);
   /// Body accelerations [ω̇; r̈] (a BodyVector) at x (Dca::body_accelerations).
   void body_accelerations(double t, const VecX& x, Eigen::Ref<VecX> a);
+  /// derivative()'s accelerations: x projected in place by one step of each projection
+  /// (project_stage), then the body accelerations there, refined with the residuals of the
+  /// projected state on the stage's factorization (refine_at_loaded).
+  void stage_accelerations(double t, Eigen::Ref<VecX> x, Eigen::Ref<VecX> a);
+  /// One modified-Newton step of the positions (004 eq 99) and one of the velocities (eq 72), both
+  /// with the matrices of f (at x's positions as loaded), the velocities' residual taken at the
+  /// projected positions; leaves x's projected state loaded.
+  void project_stage(const Factorization& f, Eigen::Ref<VecX> x);
+  /// The augmented-Lagrangian iterations of the accelerations (Solver::refine) with the residuals
+  /// of the loaded bodies and rows (their inertias, G, ν in nu_) and the corrections from f, factored at
+  /// nearby positions: the iterations converge to the loaded state's accelerations. Into acc_ and
+  /// lambda_; returns the iterations.
+  int refine_at_loaded(const Factorization& f);
+  /// The accelerations' ν (004 eq 6) from the loaded rows and the first λ*: what both
+  /// body_accelerations and stage_accelerations iterate on.
+  void start_accelerations();
+  /// Their diagnostics and warm start from the iterations' result acc (λ in lambda_), then a = acc.
+  void finish_accelerations(int iterations, const VecX& acc, Eigen::Ref<VecX> a);
   /// The positions of x onto the constraints (004 eq 99, matrices at x's positions; Φ of the
   /// result in phi); returns the iterations.
   int project_positions(Eigen::Ref<VecX> x);
   /// The velocities of x onto the constraints at x's positions (004 eq 72).
   void project_velocities(Eigen::Ref<VecX> x);
   void project(Eigen::Ref<VecX> x);
+  void store_positions(Eigen::Ref<VecX> x) const;  ///< the loaded positions into x (p's sign kept)
   /// The joint state of x, taking angles nearest `near` (joint_state), into q_joint_, u_joint_.
   /// Reads nothing but x and near, writes only the scratch (state_, q_joint_, u_joint_).
   void joint_state_of(const Eigen::Ref<const VecX>& x, const VecX& near) const;
@@ -66,15 +85,6 @@ struct Engine {
   const Model& model;
   const Parameters parameters;
   const StateLayout layout;
-  /// derivative() takes the accelerations at the stage's positions projected onto the constraints
-  /// (with its velocities), when the loops' redundancy is geometric (dca.cpp,
-  /// geometric_redundancy). Off the closed set such rows gain rank: at a dopri5 stage, 1e-6 m off
-  /// at rtol 1e-8, G has a singular value of that order along the motion itself, where it has none
-  /// on the loops, and enforcing every row there (the penalty α GᵀG, the multipliers' iterations)
-  /// pushes the motion along the loop by O(α d²): 5e-3 m off the reference after 2 s on a Bennett
-  /// linkage (zoo case 258 of seed 36), more with more iterations or a larger α, unseen by the
-  /// error estimate. At projected positions G has no such direction.
-  const bool project_stages;
   const ParallelDriver parallel;
   const ConstraintSet set;
   const AssemblyTree tree;
@@ -94,6 +104,8 @@ struct Engine {
   /// the 6 x 6 matrix's memory) since the sweeps read it at every leaf.
   std::vector<Mat3> inertia_;
   VecX stage_;  ///< (13 nbodies) the projected stage of derivative()
+  VecX acc_;    ///< (6 nbodies) refine_at_loaded's accelerations
+  std::vector<Mat3> loaded_inertia_;  ///< world inertias at the loaded positions (refine_at_loaded)
 
   // Rows: Φ, Φ̇, γ, ν, λ, c = G x + ν; G blocks (6 per row and body of its constraint).
   VecX phi_, phidot_, gamma_, nu_, lambda_, c_;

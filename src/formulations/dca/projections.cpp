@@ -52,7 +52,12 @@ int Engine::project_positions(Eigen::Ref<VecX> x) {
     for (int i = 0; i < nb; ++i) reach = std::max(reach, r_[i].cwiseAbs().maxCoeff());
     if (out_.cwiseAbs().maxCoeff() < floor_of(parameters.eps_p, reach)) break;
   }
-  for (int i = 0; i < nb; ++i) {
+  store_positions(x);
+  return k;
+}
+
+void Engine::store_positions(Eigen::Ref<VecX> x) const {
+  for (int i = 0; i < model.nbodies; ++i) {
     layout.r(x, i) = r_[i];
     const Quat p(R_[i]);
     auto xp = layout.p(x, i);
@@ -61,7 +66,6 @@ int Engine::project_positions(Eigen::Ref<VecX> x) {
     xp(0) = sign * p.w();
     xp.tail<3>() = sign * p.vec();
   }
-  return k;
 }
 
 void Engine::project_velocities(Eigen::Ref<VecX> x) {
@@ -82,6 +86,29 @@ void Engine::project_velocities(Eigen::Ref<VecX> x) {
   load_bodies(x, true);
   update_rows(true);
   diagnostics_.velocity_residual = max_abs(phidot_);
+}
+
+void Engine::project_stage(const Factorization& f, Eigen::Ref<VecX> x) {
+  const int nb = model.nbodies;
+  // Positions: eq 99's first step from q = q*, λ = 0: M Δ + Gᵀλ = 0, λ = α (G Δ + Φ(q*)).
+  res_.setZero();
+  solver.solve(f, res_, nullptr, nullptr, phi_, out_);
+  parallel.for_each(nb, [&](int i) {
+    R_[i] = rotation_of(BodyVector::angular(out_, i)) * R_[i];
+    r_[i] += BodyVector::linear(out_, i);
+    BodyVector::angular(prev_, i) = w_[i];
+    BodyVector::linear(prev_, i) = v_[i];
+  });
+  store_positions(x);
+  // Velocities: eq 72's first step from v = v*: M δ + Gᵀλ = 0, λ = α (G δ + G v*), G at the
+  // projected positions.
+  update_rows(false);
+  nu_.setZero();
+  constraint_residual(prev_, nu_);
+  solver.solve(f, res_, nullptr, nullptr, c_, out_);
+  prev_ += out_;
+  layout.velocities(x) = prev_;
+  load_bodies(x, true);
 }
 
 void Engine::project(Eigen::Ref<VecX> x) {
