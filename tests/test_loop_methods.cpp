@@ -188,6 +188,34 @@ TEST(LoopMethods, CompleteStateClosesAPerturbedStateMovingOnlyDependentCoordinat
   }
 }
 
+// multipliers() is the last accelerations() call's, whatever was completed since: embedding and
+// rcr recover it on demand from that call's sweeps, which complete_state() overwrites at another
+// state (multipliers_on_demand.hpp). Against a fresh formulation of the same method at each state:
+// the same arithmetic on the same inputs, so 1e-12 relative is round-off; a λ recovered from the
+// other state's sweeps is off by the change of the loop forces (O(1) here).
+TEST(LoopMethods, MultipliersAreTheLastCallsWhateverWasCompletedSince) {
+  const test::LoopState a = test::assembled_state("fourbar_anderson", 1);
+  // B: another closed state, its coordinates moved by 0.1 and closed again by gcp's analysis.
+  VecX qb = a.q + VecX::Constant(a.model.nq, 0.1), ub = test::assembled_state("fourbar_anderson", 2).u;
+  make_formulation("gcp", a.model)->complete_state(0.0, qb, ub);
+  std::vector<std::string> with_rcr = methods;
+  with_rcr.push_back("rcr");
+  for (const std::string& method : with_rcr) {
+    const Solved fresh_a(method, a.model, a.q, a.u), fresh_b(method, a.model, qb, ub);
+    ASSERT_FALSE(near(fresh_a.f->multipliers(), fresh_b.f->multipliers(), 1e-3)) << method;
+    auto f = make_formulation(method, a.model);
+    VecX udot(a.model.nv), q = qb, u = ub;
+    f->accelerations(0.0, a.q, a.u, udot);
+    f->complete_state(0.0, q, u);
+    EXPECT_TRUE(near(f->multipliers(), fresh_a.f->multipliers(), 1e-12)) << method;
+    f->accelerations(0.0, q, u, udot);
+    EXPECT_TRUE(near(f->multipliers(), fresh_b.f->multipliers(), 1e-12)) << method;
+    // Asked twice, or after the state was completed again: the same.
+    f->complete_accepted_state(0.0, q, u);
+    EXPECT_TRUE(near(f->multipliers(), fresh_b.f->multipliers(), 1e-12)) << method;
+  }
+}
+
 // A loop that cannot close (the four-bar's ground link longer than the three others together):
 // the position analysis stops with the time, the loop and its residual.
 TEST(LoopMethods, PositionAnalysisFailureNamesTheLoopAndTheTime) {

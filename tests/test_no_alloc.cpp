@@ -168,6 +168,12 @@ TEST(NoAllocation, LoopFormulationsAllocateNothingOnALargeLadder) {
     VecX udot(m.nv);
     f->accelerations(0.0, s.q, s.u, udot);
     EXPECT_EQ(allocations_in([&] { f->accelerations(0.0, s.q, s.u, udot); }), 0) << method;
+    // λ on demand (embedding), from the call's sweeps and from the call made again.
+    EXPECT_EQ(allocations_in([&] { f->multipliers(); }), 0) << method;
+    VecX q = s.q, u = s.u;
+    f->accelerations(0.0, s.q, s.u, udot);
+    f->complete_state(0.0, q, u);
+    EXPECT_EQ(allocations_in([&] { f->multipliers(); }), 0) << method;
   }
 }
 
@@ -188,7 +194,11 @@ TEST(NoAllocation, RcrAllocatesNothingPerCall) {
     VecX q = c.q, u = c.u, udot(c.model.nv);
     f->accelerations(0.0, q, u, udot);  // first call: choice of the independent speeds
     EXPECT_EQ(allocations_in([&] { f->accelerations(0.0, q, u, udot); }), 0) << c.name;
+    EXPECT_EQ(allocations_in([&] { f->multipliers(); }), 0) << c.name;  // on demand, from the sweeps
     EXPECT_EQ(allocations_in([&] { f->complete_state(0.0, q, u); }), 0) << c.name;
+    f->accelerations(0.0, q, u, udot);
+    f->complete_state(0.0, q, u);
+    EXPECT_EQ(allocations_in([&] { f->multipliers(); }), 0) << c.name;  // from the call made again
   }
 }
 

@@ -22,7 +22,7 @@ Embedding::Embedding(const Model& model, const FormulationSettings& settings)
     : Formulation(model), rows_(model), cons_(rows_.constraints()), aggregation_(model.loops().aggregation), aba_(model),
       partition_(model, cons_, aba_.kin, node_blocks(model, cons_, aggregation_), settings,
                  [this](double t, std::string message) { report(t, message.insert(0, "embedding: ")); }),
-      forces_(model), lambda_(VecX::Zero(cons_.rows())) {
+      forces_(model), lambda_(VecX::Zero(cons_.rows())), on_demand_(model.nq, model.nv) {
   tree_.node_of_body.assign(model.nbodies, -1);
   // Reserved: an AggregatedBodyData is not moved after construction (Eigen's LLT leaves its status
   // uninitialized until the first factorization, and a move would read it).
@@ -44,9 +44,13 @@ Embedding::Embedding(const Model& model, const FormulationSettings& settings)
   }
 }
 
-void Embedding::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { partition_.complete(t, q, u, false); }
+void Embedding::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  on_demand_.overwritten();
+  partition_.complete(t, q, u, false);
+}
 
 void Embedding::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  on_demand_.overwritten();
   if (choose_rows_again(rows_, t, q)) partition_.forget();  // other rows: a new analysis
   partition_.complete(t, q, u, true);
 }
@@ -65,9 +69,9 @@ void Embedding::embed(double t) {
   }
 }
 
-void Embedding::recover_multipliers(const VecX& tau) {
+void Embedding::recover_multipliers() {
   for (Embedded& e : embedded_) {
-    aggregated_loop_forces(model_, aba_, tree_.nodes[e.node], tau, e.force, e.rho);
+    aggregated_loop_forces(model_, aba_, tree_.nodes[e.node], forces_.applied.tau, e.force, e.rho);
     BlockPartition& p = partition_.block(e.block);
     p.multipliers(e.rho, e.lambda);  // 001 eq 24 on the aggregated body's rows
     for (std::size_t r = 0; r < p.block().rows.size(); ++r) lambda_(p.block().rows[r]) = e.lambda(r);
@@ -83,12 +87,24 @@ void Embedding::accelerations(double t, const VecX& q_in, const VecX& u_in, Eige
   aba_velocity_products(model_, aba_);
   evaluate_forces(model_, aba_.kin, t, q, u, forces_);
   aba_solve(model_, aba_, tree_, forces_.applied.tau, &forces_.f_body, Bias::yes, udot);  // 002 eqs 54-57
-  recover_multipliers(forces_.applied.tau);
+  on_demand_.evaluated(t, q_in, u_in);
   if (!udot.allFinite()) {
     std::ostringstream s;
     s << "embedding: non-finite acceleration at t = " << t << " (check the state and the applied forces)";
     throw std::runtime_error(s.str());
   }
+}
+
+void Embedding::settle_multipliers() {
+  on_demand_.settle([this](double t, const VecX& q, const VecX& u, VecX& udot) { accelerations(t, q, u, udot); },
+                    [this] { recover_multipliers(); });
+}
+
+const VecX& Embedding::multipliers() const {
+  // The interface's getter is const; what it settles is workspace (multipliers_on_demand.hpp), and
+  // no Embedding is made const by the library (make_formulation).
+  if (!on_demand_.current()) const_cast<Embedding&>(*this).settle_multipliers();
+  return lambda_;
 }
 
 }  // namespace loopdyn

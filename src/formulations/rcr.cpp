@@ -159,7 +159,7 @@ std::string Rcr::out_of_scope(const Model& model, const VecX& q) {
 Rcr::Rcr(const Model& model, const FormulationSettings& settings)
     : Formulation(model), settings_(settings), rows_(model.loops().unreduced), kept_(model.loops().constraints), cons_data_(model),
       aba_(model), forces_(model), u_(VecX::Zero(model.nv)), lambda_(VecX::Zero(kept_.rows())),
-      reduced_q_(VecX::Zero(model.nq)) {
+      on_demand_(model.nq, model.nv), reduced_q_(VecX::Zero(model.nq)) {
   if (!(settings.rcr.indicator_growth > 1.0) || !(settings.rcr.singular_condition > 1.0))
     throw ModelError("rcr: `rcr_indicator_growth` and `singular_condition` must be > 1 (the indicator is >= 1)");
   const std::vector<LoopInfo> loops = loops_of(model);
@@ -507,11 +507,13 @@ void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<co
 }
 
 void Rcr::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  on_demand_.overwritten();
   prepare(t, q, u, false);
   u = u_;
 }
 
 void Rcr::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+  on_demand_.overwritten();
   prepare(t, q, u, true);
   u = u_;
 }
@@ -524,7 +526,7 @@ void Rcr::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX>
   aba_velocity_products(model_, aba_);
   evaluate_forces(model_, aba_.kin, t, q, u_, forces_);
   aba_solve(model_, aba_, tree_, forces_.applied.tau, &forces_.f_body, Bias::yes, udot);  // eqs 67-71
-  for (Node& node : nodes_) recover_multipliers(node);
+  on_demand_.evaluated(t, q, u);
   if (!udot.allFinite()) {
     std::ostringstream s;
     s << "rcr: non-finite acceleration at t = " << t << " (check the state and the applied forces)";
@@ -548,6 +550,20 @@ double Rcr::condition() const {
   for (const Node& node : nodes_)
     for (const Loop& loop : node.loops) c = std::max(c, loop.indicator);
   return c;
+}
+
+void Rcr::settle_multipliers() {
+  on_demand_.settle([this](double t, const VecX& q, const VecX& u, VecX& udot) { accelerations(t, q, u, udot); },
+                    [this] {
+                      for (Node& node : nodes_) recover_multipliers(node);
+                    });
+}
+
+const VecX& Rcr::multipliers() const {
+  // The interface's getter is const; what it settles is workspace (multipliers_on_demand.hpp), and
+  // no Rcr is made const by the library (make_formulation).
+  if (!on_demand_.current()) const_cast<Rcr&>(*this).settle_multipliers();
+  return lambda_;
 }
 
 }  // namespace loopdyn

@@ -22,7 +22,7 @@
 // aba_factor and aba_solve over the AggregatedTreeData (002 eqs 50-57) give the accelerations;
 // single bodies take the `tree` code path inside the same sweeps.
 //
-// Multipliers (for the reaction output): with the accelerations known, the force transmitted
+// Multipliers (for the reaction output, on demand: multipliers_on_demand.hpp): with the accelerations known, the force transmitted
 // across each joint of S is F = Σ (P a + z) of the bodies below it within S (articulated
 // inertias and bias forces include the descendants); ρ = τ − Sᵀ F = (Q − M u̇) on S's speeds, and
 // G_RDᵀ λ_R = ρ_D (001 eq 24) with the LU of the analysis. Rows redundant at the current
@@ -34,6 +34,7 @@
 
 #include "loopdyn/loops/aggregation.hpp"
 #include "loopdyn/formulations/coordinate_partition.hpp"
+#include "loopdyn/formulations/multipliers_on_demand.hpp"
 #include "loopdyn/loops/row_choice.hpp"
 #include "loopdyn/core/tree_dynamics.hpp"
 
@@ -47,7 +48,7 @@ class Embedding final : public Formulation {
   void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   std::optional<double> applied_power() const override { return forces_.power; }
-  const VecX& multipliers() const override { return lambda_; }
+  const VecX& multipliers() const override;
   const Constraints& constraints() const override { return cons_; }
   const AggregatedTree& aggregation() const { return aggregation_; }
   const CoordinatePartition& partition() const { return partition_; }
@@ -60,7 +61,8 @@ class Embedding final : public Formulation {
     std::vector<Vec6> force;  ///< (bodies) transmitted joint forces
   };
   void embed(double t);
-  void recover_multipliers(const VecX& tau);
+  void recover_multipliers();
+  void settle_multipliers();
 
   RowChoice rows_;           ///< the rows solved with (row_choice.hpp)
   const Constraints& cons_;  ///< rows_'s
@@ -71,6 +73,7 @@ class Embedding final : public Formulation {
   std::vector<Embedded> embedded_;
   ForceData forces_;
   VecX lambda_;
+  MultipliersOnDemand on_demand_;
 };
 
 }  // namespace loopdyn

@@ -73,6 +73,7 @@
 
 #include "loopdyn/loops/constraints.hpp"
 #include "loopdyn/formulations/formulation.hpp"
+#include "loopdyn/formulations/multipliers_on_demand.hpp"
 #include "loopdyn/core/tree_dynamics.hpp"
 
 namespace loopdyn {
@@ -93,7 +94,7 @@ class Rcr final : public Formulation {
   void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) override;
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   std::optional<double> applied_power() const override { return forces_.power; }
-  const VecX& multipliers() const override { return lambda_; }
+  const VecX& multipliers() const override;
 
   /// Global speed indices currently independent (ascending).
   std::vector<int> independent_speeds() const;
@@ -136,6 +137,7 @@ class Rcr final : public Formulation {
   void check_closed(const Node& node, const Loop& loop) const;
   void remainders(Node& node);
   void recover_multipliers(Node& node);
+  void settle_multipliers();
   /// between_steps: on an accepted state, where the speeds may be chosen again on growth.
   void check_conditioning(double t, bool between_steps);
   void prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u, bool between_steps);
@@ -150,6 +152,7 @@ class Rcr final : public Formulation {
   std::vector<Node> nodes_;
   ForceData forces_;
   VecX u_, lambda_;
+  MultipliersOnDemand on_demand_;  ///< λ of the last call, recovered when asked
   VecX reduced_q_;       ///< q at which aba_.kin's positions and the nodes' reductions stand
   bool reduced_ = false;  ///< reduced_q_ is set
   int switches_ = 0;
