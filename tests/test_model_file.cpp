@@ -573,7 +573,7 @@ TEST(ModelFileErrors, WrongVectorLength) {
   expect_parts(parse_error("bodies:\n  - name: b\n    mass: 1\n    com: [0, 0]\n    inertia: [1, 1, 1]\n"),
                {"t.yaml:4:", "'com' of body 'b' must have 3 numbers", "got 2"});
   expect_parts(parse_error("bodies:\n  - name: b\n    mass: 1\n    inertia: [1, 1, 1, 0]\n"),
-               {"t.yaml:4:", "'inertia' of body 'b'", "3 numbers", "6 numbers", "got 4"});
+               {"t.yaml:4:", "'inertia' of body 'b'", "3 numbers", "6 numbers", "3 rows of 3", "got 4"});
   expect_parts(parse_error("gravity: [0, -9.81]\n"), {"t.yaml:1:", "'gravity'", "3 numbers", "got 2"});
   expect_parts(parse_error("markers:\n  - name: m\n    body: a\n    xyz: [1, 2, 3, 4]\n"),
                {"t.yaml:4:", "'xyz' of marker 'm'", "got 4"});
@@ -765,6 +765,25 @@ TEST(ModelFileBuild, BadInertia) {
   // Triangle inequality violated: Izz > Ixx + Iyy.
   expect_parts(build_error(two_links_with("[0.1, 0.1, 0.1]", "[1, 1, 3]")),
                {"t.yaml:2", "body 'a'", "inertia", "triangle"});
+}
+
+// The inertia as the matrix itself (three rows of three, as Drake and RBDL users write it): the
+// same matrix as the 6-number form; a row of the wrong length names the row, a matrix that is not
+// symmetric fails Model::build as any invalid inertia does.
+TEST(ModelFileReader, InertiaAsAMatrix) {
+  const auto inertia = [](const std::string& value) {
+    return loopdyn::parse_mechanism("bodies:\n  - name: a\n    mass: 1\n    inertia: " + value + "\n", "t.yaml")
+        .bodies[0]
+        .inertia;
+  };
+  EXPECT_EQ(inertia("[[1.0, 0.1, -0.2], [0.1, 2.0, 0.3], [-0.2, 0.3, 2.5]]"),
+            inertia("[1.0, 2.0, 2.5, 0.1, -0.2, 0.3]"));
+  expect_parts(parse_error("bodies:\n  - name: a\n    mass: 1\n    inertia: [[1, 0, 0], [0, 1], [0, 0, 1]]\n"),
+               {"t.yaml:4:", "'inertia' of body 'a' (element 2) must have 3 numbers (a row of the matrix), got 2"});
+  expect_parts(parse_error("bodies:\n  - name: a\n    mass: 1\n    inertia: [[1, 0, 0], [0, 1, 0]]\n"),
+               {"t.yaml:4:", "'inertia' of body 'a' as a matrix must have 3 rows of 3 numbers, got 2 rows"});
+  expect_parts(build_error(two_links_with("[0.1, 0.1, 0.1]", "[[1, 0.1, 0], [0.2, 1, 0], [0, 0, 1]]")),
+               {"t.yaml:2", "body 'a'", "inertia matrix is not symmetric"});
 }
 
 // A point mass off its joint's axis and a slender rod build; a point mass on the axis of the only

@@ -311,12 +311,23 @@ Transform Parser::to_frame(const yaml::Node& node, const What& what) const {
   return {rpy_rotation(m.vec3("rpy", Vec3::Zero())), m.vec3("xyz", Vec3::Zero())};
 }
 
-// [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]: plain tensor components (I(0,1) = Ixy).
+// [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]: plain tensor components (I(0,1) = Ixy); or
+// the matrix itself, three rows of three (its symmetry is Model::build's check, as the rest).
 Mat3 Parser::to_inertia(const yaml::Node& node, const What& what) const {
+  if (node.IsSequence() && node.size() > 0 && node[0].IsSequence()) {
+    if (node.size() != 3)
+      fail(node, what + " as a matrix must have 3 rows of 3 numbers, got " + std::to_string(node.size()) + " rows");
+    Mat3 I;
+    for (std::size_t r = 0; r < 3; ++r) {
+      const std::vector<double> row = to_numbers(node[r], what.element(r), 3, "(a row of the matrix)", false);
+      for (int c = 0; c < 3; ++c) I(static_cast<int>(r), c) = row[c];
+    }
+    return I;
+  }
   const std::vector<double> v = to_numbers(node, what, false);
   if (v.size() != 3 && v.size() != 6)
-    fail(node, what + " must have 3 numbers [Ixx, Iyy, Izz] or 6 numbers [Ixx, Iyy, Izz, Ixy, Ixz, Iyz], got " +
-                   std::to_string(v.size()));
+    fail(node, what + " must have 3 numbers [Ixx, Iyy, Izz], 6 numbers [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] or 3 rows " +
+                   "of 3, got " + std::to_string(v.size()) + " numbers");
   const double xy = v.size() == 6 ? v[3] : 0.0, xz = v.size() == 6 ? v[4] : 0.0, yz = v.size() == 6 ? v[5] : 0.0;
   Mat3 I;
   I << v[0], xy, xz, xy, v[1], yz, xz, yz, v[2];
