@@ -450,7 +450,7 @@ double ChangePointMonitor::adjust_step(double t, double h) const {
 SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, const VecX& q0, int dense_rows,
                                    double near)
     : model_(model), cons_(cons), dense_(cons.rows() <= dense_rows), near_(near), kin_(model), data_(model),
-      G_(dense_ ? cons.rows() : 0, model.nv), GGt_(G_.rows(), G_.rows()), row_sums_(G_.rows()), q_before_(q0),
+      G_(dense_ ? cons.rows() : 0, model.nv), GGt_(G_.rows(), G_.rows()), row_sums_(G_.rows()), q_before_(q0), q_now_(q0),
       // Its workspace, once, in place: Eigen's sized constructor leaves its status unset, which a
       // copy would read.
       eig_(G_.rows()) {
@@ -549,16 +549,20 @@ bool SingularityGuard::settled(double near, bool had_before) {
 
 bool SingularityGuard::observe(const Eigen::Ref<const VecX>& q) {
   if (!enabled_) return false;
+  update_positions(model_, kin_, q);
+  return observe(kin_);
+}
+
+bool SingularityGuard::observe(const KinematicsData& kin) {
+  if (!enabled_) return false;
+  q_now_ = kin.q;  // the solves below take kin_ to other states
+  const VecX& q = q_now_;
   const double near = near_ * rho0_;
   const bool had_before = have_before_;
   have_before_ = true;
   const double estimate_before = estimate_;
-  if (gram_) {
-    update_positions(model_, kin_, q);
-    gram_->assemble(model_, cons_, kin_, data_);
-  } else {
-    jacobian_at(q);
-  }
+  if (gram_) gram_->assemble(model_, cons_, kin, data_);
+  else constraint_jacobian(model_, cons_, kin, data_, G_);
   // Bounded above the threshold here and, extrapolated over one more step, at the next state.
   if (settled(near, had_before)) {
     solved_before_ = false;

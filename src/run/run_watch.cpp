@@ -75,20 +75,18 @@ double RunWatch::balance_factor() const {
   return per_step_ ? std::max(kWatchFactor, kWatchStepFactor * static_cast<double>(summary_.steps)) : kWatchFactor;
 }
 
-void RunWatch::observe(double t, const VecX& q, const VecX& u, double work) {
+void RunWatch::observe(double t, const KinematicsData& kin, const VecX& q, const VecX& u, double work) {
   ++summary_.steps;
-  update_positions(model_, kin_, q);
-  update_velocities(model_, kin_, q, u);
   if (u.size()) speed_ = std::max(speed_, u.cwiseAbs().maxCoeff());
-  if (rows_.rows() > 0) check_closure(t, u);
-  check_balance(t, q, work);
+  if (rows_.rows() > 0) check_closure(t, kin, u);
+  check_balance(t, kin, q, work);
 }
 
-void RunWatch::check_closure(double t, const VecX& u) {
+void RunWatch::check_closure(double t, const KinematicsData& kin, const VecX& u) {
   constraint_time_rate(model_, rows_, t, phi_);
-  constraint_velocity(model_, rows_, kin_, data_, u, phidot_);
+  constraint_velocity(model_, rows_, kin, data_, u, phidot_);
   phidot_ += phi_;  // Φ̇ = G u + Φ_t
-  constraint_position(model_, rows_, kin_, t, data_, phi_);
+  constraint_position(model_, rows_, kin, t, data_, phi_);
   const double bound = kWatchFactor * summary_.accuracy;
   for (int r = 0; r < rows_.rows(); ++r) {
     const double length = rows_.kept()[r].kind == ConstraintRow::Kind::dot ? 1.0 : summary_.length;
@@ -105,8 +103,8 @@ void RunWatch::check_closure(double t, const VecX& u) {
   }
 }
 
-void RunWatch::check_balance(double t, const VecX& q, double work) {
-  const Energy e = energy(model_, kin_, q);
+void RunWatch::check_balance(double t, const KinematicsData& kin, const VecX& q, double work) {
+  const Energy e = energy(model_, kin, q);
   const double balance = e.kinetic + e.gravity - work - start_energy_;
   summary_.balance_scale =
       std::max({summary_.balance_scale, e.kinetic + std::abs(e.gravity - start_gravity_) + std::abs(work), 1e-9});

@@ -65,7 +65,7 @@ Simulator::Simulator(const Model& model, Formulation& formulation, const Simulat
       constraint_data_(model), phi_(constraints_.rows()), phidot_(constraints_.rows()),
       q_(model.nq), u_(model.nv), udot_(model.nv), row_x_(formulation.state_size()), row_q_(model.nq),
       row_u_(model.nv), track_work_(has_applied_forces(model)),
-      x_(formulation.state_size()), dx_(formulation.state_size()), before_(formulation.state_size()), power_kin_(model), power_forces_(model) {
+      x_(formulation.state_size()), dx_(formulation.state_size()), before_(formulation.state_size()), power_kin_(model), step_kin_(model), power_forces_(model) {
   // A fixed-step integrator lands on every output time: a step longer than the output interval
   // would be cut to it, and the run would not be the one asked for.
   const IntegratorSettings& is = settings_.integrator;
@@ -169,10 +169,14 @@ void Simulator::post_step(double t, VecX& x) {
         format_time(turn) + " rad off the branch's tangent there, where the motion keeps its tangent; its steps " +
         "are shorter than the round-off of its derivative allows there (change_points.hpp). " +
         std::string(kChangePointToleranceAdvice));
+  // One position sweep for the watch and the guards (and velocities for the watch).
+  if (watch_ || (guard_ && guard_->enabled()) || (clear_ && clear_->enabled()))
+    update_positions(model_, step_kin_, q_);
+  if (watch_) update_velocities(model_, step_kin_, q_, u_);
   // The watch first: a state the guard stops at is one the watch passed (RunContinuation).
-  if (watch_) watch_->observe(t, q_, u_, track_work_ ? x(n) : 0.0);
+  if (watch_) watch_->observe(t, step_kin_, q_, u_, track_work_ ? x(n) : 0.0);
   if (guard_) {
-    const bool near = guard_->observe(q_);
+    const bool near = guard_->observe(step_kin_);
     guard_smallest_ = std::min(guard_smallest_, guard_->relative_bound());
     if (near) {
       continuation_ = continuation_at(t, x);
@@ -185,7 +189,7 @@ void Simulator::post_step(double t, VecX& x) {
           "which crosses singular configurations, or `on_singular = continue` to go on at your own risk");
     }
   }
-  if (clear_ && !clear_->observe(q_)) {
+  if (clear_ && !clear_->observe(step_kin_)) {
     continuation_ = continuation_at(t, x);
     throw LoopsClear{t, clear_->relative_bound()};
   }
@@ -252,6 +256,7 @@ VecX Simulator::row(double t, const VecX& x_in) {
   formulation_.to_joint(x, q, u);
   update_positions(model_, output_kin_, q);
   update_velocities(model_, output_kin_, q, u);
+  const KinematicsData& kin = output_kin_;
   const bool loops = model_.has_loops();
   const Eigen::Index nreactions = reactions_ ? 6 * (model_.nbodies + model_.loop_joints.size()) : 0;
   const Eigen::Index nx = model_.nq + model_.nv;
@@ -264,20 +269,20 @@ VecX Simulator::row(double t, const VecX& x_in) {
   r.segment(1 + model_.nq, model_.nv) = u;
   Eigen::Index k = 1 + nx;
   for (const ModelMarker& m : model_.markers) {
-    r.segment<3>(k) = point_position(output_kin_, m.body, m.point);
+    r.segment<3>(k) = point_position(kin, m.body, m.point);
     k += 3;
   }
-  const Energy e = energy(model_, output_kin_, q);
+  const Energy e = energy(model_, kin, q);
   r(k++) = e.total();
   // Springs are in the energy: the work of the others is the applied work plus their change.
   if (track_work_) r(k++) = x_in(x.size()) + e.springs - start_springs_;
   if (loops) {
-    constraint_position(model_, constraints_, output_kin_, t, constraint_data_, phi_);
+    constraint_position(model_, constraints_, kin, t, constraint_data_, phi_);
     r(k++) = phi_.size() ? phi_.cwiseAbs().maxCoeff() : 0.0;
     // Φ̇ = G u + Φ_t from the loop frames' velocities, O(1) per row: G (m x nv) was most of a
     // row's cost.
     constraint_time_rate(model_, constraints_, t, phi_);
-    constraint_velocity(model_, constraints_, output_kin_, constraint_data_, u, phidot_);
+    constraint_velocity(model_, constraints_, kin, constraint_data_, u, phidot_);
     phidot_ += phi_;
     r(k++) = phidot_.size() ? phidot_.cwiseAbs().maxCoeff() : 0.0;
   }

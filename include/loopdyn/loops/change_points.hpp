@@ -211,6 +211,9 @@ class SingularityGuard {
   /// the next step; describe() then says where. Solves for ρ only where the bound from the last
   /// solve (the file comment) cannot keep it above kGuardNear ρ(q0).
   bool observe(const Eigen::Ref<const VecX>& q);
+  /// The same at the positions of `kin` (the Simulator's kinematics of the accepted state, which
+  /// the run watch reads too: one position sweep a step for both).
+  bool observe(const KinematicsData& kin);
   /// "the loops 'a', 'b' come near a singular configuration (σ_min/σ_max ..., ... at the start ...)".
   std::string describe() const;
   /// A lower bound of ρ/ρ(q0) at the last observed state: ρ/ρ(q0) itself where it was solved for,
@@ -244,7 +247,7 @@ class SingularityGuard {
   KinematicsData kin_;
   ConstraintData data_;
   MatX G_, GGt_, G_ref_;
-  VecX row_sums_, q_before_;
+  VecX row_sums_, q_before_, q_now_;
   Eigen::SelfAdjointEigenSolver<MatX> eig_;
   int structural_ = 0;  ///< singular values that are zero at q0 (rows redundant everywhere)
   int solves_ = 0;

@@ -88,9 +88,10 @@ class RunWatch {
   RunWatch(const Model& model, const WatchSettings& settings, const IntegratorSettings& integrator);
   /// The state at the start of the run (work 0).
   void start(const VecX& q0, const VecX& u0);
-  /// The joint state after an accepted step at t and the work done since the start; throws
+  /// The joint state after an accepted step at t, its positions and velocities in `kin` (the
+  /// Simulator's, which the guard reads too), and the work done since the start; throws
   /// RunWatchError when a check fails. Allocates nothing.
-  void observe(double t, const VecX& q, const VecX& u, double work);
+  void observe(double t, const KinematicsData& kin, const VecX& q, const VecX& u, double work);
   /// The continuity check: `before` is the joint state [q; u] of an accepted step as the
   /// integrator left it, `after` the same once the method completed it (Formulation::accept).
   /// Throws RunWatchError when the completion moved it more than the step's drift. Allocates nothing.
@@ -110,15 +111,15 @@ class RunWatch {
  private:
   double size_at_start();  ///< L: kinematics at q0 current
   double balance_factor() const;  ///< F_E
-  void check_closure(double t, const VecX& u);
-  void check_balance(double t, const VecX& q, double work);
+  void check_closure(double t, const KinematicsData& kin, const VecX& u);
+  void check_balance(double t, const KinematicsData& kin, const VecX& q, double work);
   /// The CSV name of coordinate k of [q; u], for messages.
   std::string coordinate(int k) const;
   [[noreturn]] void fail(double t, const std::string& what) const;
 
   const Model& model_;
   Constraints rows_;  ///< every closure row, kept and dropped
-  KinematicsData kin_;
+  KinematicsData kin_;  ///< the start's (observe() reads the Simulator's)
   ConstraintData data_;
   VecX phi_, phidot_;
   double start_energy_ = 0.0, start_gravity_ = 0.0, speed_ = 1.0;

@@ -201,6 +201,7 @@ class Simulator final : public OdeSystem {
   VecX x_, dx_;                   ///< formulation state and derivative when the work rides along
   VecX before_;  ///< an accepted joint-layout state before the method completes it (the watch's continuity)
   KinematicsData power_kin_;      ///< for the power of the applied forces at a stage
+  KinematicsData step_kin_;       ///< the accepted state's, for the watch and the guards alike
   ForceData power_forces_;
   double start_springs_ = 0.0;    ///< spring energy at the start, for the `work` column
   long accepted_ = 0, evaluations_ = 0;  ///< counted here too, for a run that stops inside integrate()
