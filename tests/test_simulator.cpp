@@ -72,6 +72,36 @@ TEST(Simulator, RecordsStateMarkersAndEnergyAsCsv) {
   EXPECT_EQ(rows, 6);
 }
 
+// A row of a partitioned method reads the kinematics its completion swept
+// (Formulation::completed_kinematics): its markers, energy and residuals are those of the row's
+// own (q, u), swept afresh here, to the last bit (the same sweeps of the same state), at every row.
+TEST(Simulator, RowsReadTheKinematicsOfTheirOwnState) {
+  const test::LoopState c = test::assembled_state("fivebar_anderson", 1);
+  const Model& m = c.model;
+  ASSERT_FALSE(m.markers.empty());
+  for (const char* method : {"embedding", "gcp", "nullspace"}) {
+    auto f = make_formulation(method, m);
+    SimulationSettings s;
+    s.t_end = 0.2;
+    s.output_dt = 0.01;
+    const Trajectory traj = Simulator(m, *f, s).run(c.q, c.u);
+    EXPECT_NE(f->completed_kinematics(), nullptr) << method;
+    KinematicsData kin(m);
+    ConstraintData data(m);
+    VecX phi(f->constraints().rows());
+    for (std::size_t r = 0; r < traj.rows.size(); ++r) {
+      const VecX q = traj.rows[r].segment(1, m.nq), u = traj.rows[r].segment(1 + m.nq, m.nv);
+      update_positions(m, kin, q);
+      update_velocities(m, kin, q, u);
+      for (const ModelMarker& mk : m.markers)
+        EXPECT_EQ(traj.at(r, mk.name + ".y"), point_position(kin, mk.body, mk.point).y()) << method << " row " << r;
+      EXPECT_EQ(traj.at(r, "energy"), energy(m, kin, q).total()) << method << " row " << r;
+      constraint_position(m, f->constraints(), kin, traj.rows[r](0), data, phi);
+      EXPECT_EQ(traj.at(r, "residual.position"), phi.cwiseAbs().maxCoeff()) << method << " row " << r;
+    }
+  }
+}
+
 // Numbers are written as printf's %.15g writes them (the format is a promise to users' scripts),
 // whatever the writer uses inside, and read back within 15 digits.
 TEST(Simulator, CsvCellsArePrintfsFifteenDigits) {

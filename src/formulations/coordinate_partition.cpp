@@ -305,12 +305,14 @@ void CoordinatePartition::complete(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX
   }
   analysed_ = true;
   fresh_ = true;
+  completed_ = true;
 }
 
 void CoordinatePartition::prepare(double t, const VecX& q, const VecX& u) {
   const bool reuse = fresh_ && q == q_ && u == u_;
   fresh_ = false;
   if (reuse) return;
+  completed_ = false;
   q_ = q;
   u_ = u;
   analyse(t, q_, u_, false);

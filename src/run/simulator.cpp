@@ -254,9 +254,15 @@ VecX Simulator::row(double t, const VecX& x_in) {
   x = x_in.head(formulation_.state_size());
   formulation_.complete(t, x);
   formulation_.to_joint(x, q, u);
-  update_positions(model_, output_kin_, q);
-  update_velocities(model_, output_kin_, q, u);
-  const KinematicsData& kin = output_kin_;
+  // The method's own kinematics of the completed state where it has them (its analysis swept
+  // them), else a sweep here.
+  const KinematicsData* completed = formulation_.completed_kinematics();
+  if (!completed || completed->q != q) {
+    update_positions(model_, output_kin_, q);
+    update_velocities(model_, output_kin_, q, u);
+    completed = &output_kin_;
+  }
+  const KinematicsData& kin = *completed;
   const bool loops = model_.has_loops();
   const Eigen::Index nreactions = reactions_ ? 6 * (model_.nbodies + model_.loop_joints.size()) : 0;
   const Eigen::Index nx = model_.nq + model_.nv;

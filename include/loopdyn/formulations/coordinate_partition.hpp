@@ -157,6 +157,9 @@ class CoordinatePartition {
   const VecX& state_u() const { return u_; }
 
   const KinematicsData& kinematics() const { return kin_; }
+  /// kinematics() while it holds the state complete() wrote (Formulation::completed_kinematics),
+  /// else nullptr: a prepare() that analysed another state has moved it.
+  const KinematicsData* completed_kinematics() const { return completed_ ? &kin_ : nullptr; }
   ConstraintData& constraint_data() { return data_; }
   int blocks() const { return static_cast<int>(blocks_.size()); }
   BlockPartition& block(int k) { return blocks_[k]; }
@@ -180,6 +183,7 @@ class CoordinatePartition {
   VecX in_q_, in_u_;    ///< the state it started from
   bool analysed_ = false;  ///< q_, u_, in_q_, in_u_ and the blocks are those of one analysis
   bool fresh_ = false;  ///< q_, u_ come from complete() and were not used yet
+  bool completed_ = false;  ///< kin_ holds the state complete() wrote
 };
 
 }  // namespace loopdyn

@@ -51,6 +51,7 @@ class Embedding final : public Formulation {
   const VecX& multipliers() const override;
   const Constraints& constraints() const override { return cons_; }
   const AggregatedTree& aggregation() const { return aggregation_; }
+  const KinematicsData* completed_kinematics() const override { return partition_.completed_kinematics(); }
   const CoordinatePartition& partition() const { return partition_; }
 
  private:

@@ -22,6 +22,7 @@ class Gcp final : public Formulation {
   std::optional<double> applied_power() const override { return dense_.applied_power(); }
   const VecX& multipliers() const override { return dense_.multipliers(); }
   const Constraints& constraints() const override { return dense_.constraints(); }
+  const KinematicsData* completed_kinematics() const override { return partition_.completed_kinematics(); }
   const CoordinatePartition& partition() const { return partition_; }
 
  private:

@@ -28,6 +28,7 @@ class Nullspace final : public Formulation {
   std::optional<double> applied_power() const override { return forces_.power; }
   const VecX& multipliers() const override { return lambda_; }
   const Constraints& constraints() const override { return cons_; }
+  const KinematicsData* completed_kinematics() const override { return partition_.completed_kinematics(); }
   const CoordinatePartition& partition() const { return partition_; }
 
  private:
