@@ -216,6 +216,53 @@ TEST(LoopMethods, MultipliersAreTheLastCallsWhateverWasCompletedSince) {
   }
 }
 
+// Formulation::completed_kinematics, which the Simulator's rows and accepted-step checks read in
+// place of a sweep: right after a completion (of a stage state, or of an accepted one) the
+// positions and velocities of every body are those of the state it wrote, swept afresh here, to
+// the bit (the same sweeps of the same state), whatever the method computed at other states
+// before; the methods that keep none say nullptr.
+TEST(LoopMethods, CompletedKinematicsAreThoseOfTheStateWritten) {
+  const test::LoopState a = test::assembled_state("fivebar_anderson", 1);
+  const Model& m = a.model;
+  // B: another closed state, its coordinates moved by 0.1 and closed again by gcp's analysis.
+  VecX qb0 = a.q + VecX::Constant(m.nq, 0.1), ub0 = test::assembled_state("fivebar_anderson", 2).u;
+  make_formulation("gcp", m)->complete_state(0.0, qb0, ub0);
+  KinematicsData fresh(m);
+  std::vector<std::string> with_rcr = methods;
+  with_rcr.push_back("rcr");
+  for (const std::string& method : with_rcr) {
+    auto f = make_formulation(method, m);
+    const bool keeps = method == "embedding" || method == "gcp" || method == "nullspace" || method == "rcr";
+    VecX udot(m.nv), q = a.q, u = a.u, qb = qb0, ub = ub0;
+    f->complete_state(0.0, q, u);
+    for (int pass = 0; pass < 6; ++pass) {
+      // An evaluation at the other state between completions, and the same state completed at
+      // every other pass (what stands may be reused, not what another call swept); in the last
+      // two passes the other state has the same positions and the opposite speeds.
+      if (pass >= 4) qb = q, ub = -u;
+      f->accelerations(0.0, qb, ub, udot);
+      if (pass % 2) f->complete_accepted_state(0.0, q, u);
+      else f->complete_state(0.0, q, u);
+      const KinematicsData* kin = f->completed_kinematics();
+      if (!keeps) {
+        EXPECT_EQ(kin, nullptr) << method;
+        continue;
+      }
+      ASSERT_NE(kin, nullptr) << method;
+      update_positions(m, fresh, q);
+      update_velocities(m, fresh, q, u);
+      EXPECT_EQ(kin->q, q) << method;
+      for (int i = 0; i < m.nbodies; ++i) {
+        EXPECT_EQ(kin->X_world[i].R, fresh.X_world[i].R) << method << " body " << i;
+        EXPECT_EQ(kin->X_world[i].p, fresh.X_world[i].p) << method << " body " << i;
+        EXPECT_EQ(kin->v[i], fresh.v[i]) << method << " body " << i << " pass " << pass;
+        EXPECT_EQ(kin->c[i], fresh.c[i]) << method << " body " << i << " pass " << pass;
+      }
+      if (pass < 4) std::swap(q, qb), std::swap(u, ub);
+    }
+  }
+}
+
 // A loop that cannot close (the four-bar's ground link longer than the three others together):
 // the position analysis stops with the time, the loop and its residual.
 TEST(LoopMethods, PositionAnalysisFailureNamesTheLoopAndTheTime) {

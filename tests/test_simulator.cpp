@@ -72,14 +72,14 @@ TEST(Simulator, RecordsStateMarkersAndEnergyAsCsv) {
   EXPECT_EQ(rows, 6);
 }
 
-// A row of a partitioned method reads the kinematics its completion swept
+// A row of a partitioned method, or of rcr, reads the kinematics its completion swept
 // (Formulation::completed_kinematics): its markers, energy and residuals are those of the row's
 // own (q, u), swept afresh here, to the last bit (the same sweeps of the same state), at every row.
 TEST(Simulator, RowsReadTheKinematicsOfTheirOwnState) {
   const test::LoopState c = test::assembled_state("fivebar_anderson", 1);
   const Model& m = c.model;
   ASSERT_FALSE(m.markers.empty());
-  for (const char* method : {"embedding", "gcp", "nullspace"}) {
+  for (const char* method : {"embedding", "gcp", "nullspace", "rcr"}) {
     auto f = make_formulation(method, m);
     SimulationSettings s;
     s.t_end = 0.2;

@@ -159,7 +159,8 @@ std::string Rcr::out_of_scope(const Model& model, const VecX& q) {
 Rcr::Rcr(const Model& model, const FormulationSettings& settings)
     : Formulation(model), settings_(settings), rows_(model.loops().unreduced), kept_(model.loops().constraints), cons_data_(model),
       aba_(model), forces_(model), u_(VecX::Zero(model.nv)), lambda_(VecX::Zero(kept_.rows())),
-      on_demand_(model.nq, model.nv), reduced_q_(VecX::Zero(model.nq)) {
+      on_demand_(model.nq, model.nv), reduced_q_(VecX::Zero(model.nq)),
+      swept_u_(VecX::Zero(model.nv)) {
   if (!(settings.rcr.indicator_growth > 1.0) || !(settings.rcr.singular_condition > 1.0))
     throw ModelError("rcr: `rcr_indicator_growth` and `singular_condition` must be > 1 (the indicator is >= 1)");
   const std::vector<LoopInfo> loops = loops_of(model);
@@ -486,6 +487,7 @@ void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<co
   // The same q again (a stage state completed, then its accelerations; dopri5's last stage, then
   // its accepted state): its positions and reductions stand.
   if (!reduced_ || q != reduced_q_) {
+    swept_ = completed_ = false;
     update_positions(model_, aba_.kin, q);
     for (Node& node : nodes_) {
       if (chosen_) reduce(node);
@@ -506,21 +508,32 @@ void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<co
   }
 }
 
-void Rcr::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
+void Rcr::sweep_velocities() {
+  if (swept_ && u_ == swept_u_) return;
+  completed_ = false;
+  update_velocities(model_, aba_.kin, reduced_q_, u_);
+  swept_u_ = u_;
+  swept_ = true;
+}
+
+// The velocities are swept here rather than in accelerations() (which finds them standing at the
+// same state): an output row, or the run's checks of an accepted state, read them
+// (completed_kinematics) instead of sweeping the state again.
+void Rcr::complete(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u, bool between_steps) {
   on_demand_.overwritten();
-  prepare(t, q, u, false);
+  prepare(t, q, u, between_steps);
+  sweep_velocities();
+  completed_ = true;
   u = u_;
 }
 
-void Rcr::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) {
-  on_demand_.overwritten();
-  prepare(t, q, u, true);
-  u = u_;
-}
+void Rcr::complete_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { complete(t, q, u, false); }
+
+void Rcr::complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { complete(t, q, u, true); }
 
 void Rcr::accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) {
   prepare(t, q, u, false);
-  update_velocities(model_, aba_.kin, q, u_);
+  sweep_velocities();
   for (Node& node : nodes_) remainders(node);
   aba_factor(model_, aba_, tree_);  // eqs 56-66 as 002 eq 50
   aba_velocity_products(model_, aba_);

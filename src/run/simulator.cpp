@@ -169,14 +169,19 @@ void Simulator::post_step(double t, VecX& x) {
         format_time(turn) + " rad off the branch's tangent there, where the motion keeps its tangent; its steps " +
         "are shorter than the round-off of its derivative allows there (change_points.hpp). " +
         std::string(kChangePointToleranceAdvice));
-  // One position sweep for the watch and the guards (and velocities for the watch).
-  if (watch_ || (guard_ && guard_->enabled()) || (clear_ && clear_->enabled()))
-    update_positions(model_, step_kin_, q_);
-  if (watch_) update_velocities(model_, step_kin_, q_, u_);
+  // One position sweep for the watch and the guards (and velocities for the watch): the method's
+  // own of the accepted state where its completion swept them and nothing moved it since.
+  const KinematicsData* kin = projector_ ? nullptr : formulation_.completed_kinematics();
+  if (!kin || kin->q != q_) {
+    if (watch_ || (guard_ && guard_->enabled()) || (clear_ && clear_->enabled()))
+      update_positions(model_, step_kin_, q_);
+    if (watch_) update_velocities(model_, step_kin_, q_, u_);
+    kin = &step_kin_;
+  }
   // The watch first: a state the guard stops at is one the watch passed (RunContinuation).
-  if (watch_) watch_->observe(t, step_kin_, q_, u_, track_work_ ? x(n) : 0.0);
+  if (watch_) watch_->observe(t, *kin, q_, u_, track_work_ ? x(n) : 0.0);
   if (guard_) {
-    const bool near = guard_->observe(step_kin_);
+    const bool near = guard_->observe(*kin);
     guard_smallest_ = std::min(guard_smallest_, guard_->relative_bound());
     if (near) {
       continuation_ = continuation_at(t, x);
@@ -189,7 +194,7 @@ void Simulator::post_step(double t, VecX& x) {
           "which crosses singular configurations, or `on_singular = continue` to go on at your own risk");
     }
   }
-  if (clear_ && !clear_->observe(step_kin_)) {
+  if (clear_ && !clear_->observe(*kin)) {
     continuation_ = continuation_at(t, x);
     throw LoopsClear{t, clear_->relative_bound()};
   }

@@ -95,6 +95,7 @@ class Rcr final : public Formulation {
   void accelerations(double t, const VecX& q, const VecX& u, Eigen::Ref<VecX> udot) override;
   std::optional<double> applied_power() const override { return forces_.power; }
   const VecX& multipliers() const override;
+  const KinematicsData* completed_kinematics() const override { return completed_ ? &aba_.kin : nullptr; }
 
   /// Global speed indices currently independent (ascending).
   std::vector<int> independent_speeds() const;
@@ -141,6 +142,10 @@ class Rcr final : public Formulation {
   /// between_steps: on an accepted state, where the speeds may be chosen again on growth.
   void check_conditioning(double t, bool between_steps);
   void prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u, bool between_steps);
+  /// aba_.kin's velocities at (reduced_q_, u_), swept unless they are already.
+  void sweep_velocities();
+  /// complete_state and complete_accepted_state: the state completed, its kinematics swept.
+  void complete(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u, bool between_steps);
   std::string speed_names(const Node& node, const std::vector<int>& theta_rows) const;
 
   const FormulationSettings settings_;
@@ -155,6 +160,9 @@ class Rcr final : public Formulation {
   MultipliersOnDemand on_demand_;  ///< λ of the last call, recovered when asked
   VecX reduced_q_;       ///< q at which aba_.kin's positions and the nodes' reductions stand
   bool reduced_ = false;  ///< reduced_q_ is set
+  VecX swept_u_;          ///< u at which aba_.kin's velocities stand
+  bool swept_ = false;    ///< aba_.kin's velocities stand at (reduced_q_, swept_u_)
+  bool completed_ = false;  ///< aba_.kin holds the state the last completion wrote
   int switches_ = 0;
   bool chosen_ = false;  ///< independent speeds chosen (at the first call)
 };
