@@ -448,8 +448,8 @@ double ChangePointMonitor::adjust_step(double t, double h) const {
 }
 
 SingularityGuard::SingularityGuard(const Model& model, const Constraints& cons, const VecX& q0, int dense_rows,
-                                   double near)
-    : model_(model), cons_(cons), dense_(cons.rows() <= dense_rows), near_(near), kin_(model), data_(model),
+                                   double near, GuardUse use)
+    : model_(model), cons_(cons), dense_(cons.rows() <= dense_rows), use_(use), near_(near), kin_(model), data_(model),
       G_(dense_ ? cons.rows() : 0, model.nv), GGt_(G_.rows(), G_.rows()), row_sums_(G_.rows()), q_before_(q0), q_now_(q0),
       // Its workspace, once, in place: Eigen's sized constructor leaves its status unset, which a
       // copy would read.
@@ -525,6 +525,17 @@ double SingularityGuard::lower_bound() {
   return std::max(sigma_ref_ - shift, 0.0) / (top_ref_ + shift);
 }
 
+// A bound the other way, for a guard that asks only whether the loops are clear (GuardUse::clear):
+// where G Gᵀ = A is sparse, λ_min(A) ≤ near² λ̃ when A − near² λ̃ I is not positive definite, and
+// with λ̃ ≤ λ_max(A) (a Rayleigh quotient) ρ² = λ_min / λ_max ≤ near². Near a singular
+// configuration, where a hand-back waits, ρ stays below the threshold for many steps: a solve for
+// ρ at each (with its state before, for the extrapolation) was 18 % of a 1 s run of the 64-cell
+// ladder (callgrind, SingularityGuard::solve). Where A is dense, Weyl's inequality the other way
+// (σ_k ≤ σ_k,ref + ‖ΔG‖₂) saved no solve along the 3-square chain's flat squares: not used.
+bool SingularityGuard::bounded_below(double near) {
+  return gram_ && !gram_->smallest_above(near * near * gram_->largest_estimate(kIterations));
+}
+
 double SingularityGuard::relative_indicator(const Eigen::Ref<const VecX>& q) {
   if (!dense_) throw std::logic_error("the guard solves for ρ only up to its dense_rows rows");
   return solve(q, false) / rho0_;
@@ -569,6 +580,12 @@ bool SingularityGuard::observe(const KinematicsData& kin) {
     q_before_ = q;
     return false;
   }
+  if (use_ == GuardUse::clear && bounded_below(near)) {
+    solved_before_ = predicted_ = false;
+    q_before_ = q;
+    low_ = 0.0;
+    return true;
+  }
   if (!dense_) return estimate_unsettled(near, had_before, estimate_before);
   // The extrapolation needs ρ at the state before, not a bound of it.
   if (had_before && !solved_before_) low_ = solve(q_before_, false);
@@ -580,6 +597,7 @@ bool SingularityGuard::observe(const KinematicsData& kin) {
   // |t − t*|, so a crossing between this state and the next shows as 2ρ − ρ_before < near.
   predicted_ = had_before && rho_ < rho_before_ && 2.0 * rho_ - rho_before_ < near;
   if (rho_ >= near && !predicted_) return false;
+  if (use_ == GuardUse::clear) return true;  // not clear yet: nothing to describe
   // The loops: rows of the eigenvector of the smallest eigenvalue that is not structural.
   solve(q, true);
   loops_ = dominant_loops(model_, cons_, eig_.eigenvectors().col(structural_).cwiseAbs2());

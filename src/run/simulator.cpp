@@ -475,7 +475,7 @@ void Simulator::resume(const RunContinuation& from, Trajectory& traj) {
   clear_.reset();
   clear_rows_ = from.guarded_rows;
   if (hand_back_ && clear_rows_) {
-    clear_.emplace(model_, *clear_rows_, q_start_, kGuardLargestRows, kGuardClear);
+    clear_.emplace(model_, *clear_rows_, q_start_, kGuardLargestRows, kGuardClear, GuardUse::clear);
     if (!clear_->enabled()) clear_.reset();
   }
 }

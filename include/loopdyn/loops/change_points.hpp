@@ -194,6 +194,12 @@ inline constexpr double kGuardNear = 1e-2;        ///< ρ/ρ(q0) below which the
 /// times the runs it makes.
 inline constexpr double kGuardClear = 3e-2;
 
+/// What a SingularityGuard watches for: a state near a singular configuration, to stop the method
+/// there (ρ solved for and the loops named when it fires), or the loops clear of one again, to
+/// hand a run back (run.hpp): there a state below the threshold needs only a bound that it is,
+/// and no description.
+enum class GuardUse { stop, clear };
+
 /// Singular configurations met during a run of a mechanism that the survey did not walk (the file
 /// comment). `observe` is called at every accepted state.
 class SingularityGuard {
@@ -201,7 +207,7 @@ class SingularityGuard {
   /// dense_rows: the most rows for which ρ is solved for where no bound settles it (estimated past
   /// them, the sparse path only); near: ρ/ρ(q0) below which observe() says near.
   SingularityGuard(const Model& model, const Constraints& constraints, const VecX& q0,
-                   int dense_rows = kGuardLargestRows, double near = kGuardNear);
+                   int dense_rows = kGuardLargestRows, double near = kGuardNear, GuardUse use = GuardUse::stop);
   ~SingularityGuard();
 
   /// False when the rows are too many to be guarded: more than kGuardLargestRows where G Gᵀ is
@@ -217,7 +223,8 @@ class SingularityGuard {
   /// "the loops 'a', 'b' come near a singular configuration (σ_min/σ_max ..., ... at the start ...)".
   std::string describe() const;
   /// A lower bound of ρ/ρ(q0) at the last observed state: ρ/ρ(q0) itself where it was solved for,
-  /// its estimate where it was estimated (past dense_rows rows, states the bound did not settle).
+  /// its estimate where it was estimated (past dense_rows rows, states the bound did not settle);
+  /// zero where a GuardUse::clear guard bounded ρ below its threshold without solving.
   double relative_bound() const { return low_ / rho0_; }
   /// ρ/ρ(q0) at q, solved for (up to kGuardLargestRows rows; throws std::logic_error past them).
   double relative_indicator(const Eigen::Ref<const VecX>& q);
@@ -231,6 +238,8 @@ class SingularityGuard {
   double solve(const Eigen::Ref<const VecX>& q, bool vectors);
   /// A lower bound of ρ at G_ from the reference (Weyl's inequality; the file comment).
   double lower_bound();
+  /// True when ρ at gram_'s assembly is bounded below `near` without solving for it.
+  bool bounded_below(double near);
   /// True when, at G_ (or gram_'s assembly), bounds keep ρ above `near` and no crossing is
   /// predicted before the next state (the file comment); sets low_.
   bool settled(double near, bool had_before);
@@ -243,6 +252,7 @@ class SingularityGuard {
   const Constraints& cons_;
   bool enabled_ = false;
   bool dense_ = false;  ///< at most kGuardLargestRows rows: ρ solved for where not settled
+  GuardUse use_ = GuardUse::stop;
   double near_ = kGuardNear;  ///< relative to ρ(q0)
   KinematicsData kin_;
   ConstraintData data_;
