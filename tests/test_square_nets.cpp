@@ -240,6 +240,27 @@ TEST(SquareChain, JointMethodsStopAtTheFirstNearlyFlatSquare) {
   }
 }
 
+// dca's motion through nearly flat squares (the 3-square chain) or cells (the 16-cell comb
+// ladder) over 0.7 s, rows every 2 ms: the guards' tests below watch it.
+struct FlatMotion {
+  Model model;
+  LadderState start;
+  Trajectory traj;
+};
+FlatMotion flat_motion(bool ladder) {
+  FlatMotion out{Model::build(ladder ? ladder_mechanism(16, LadderLayout::comb) : square_chain_mechanism(3)), {}, {}};
+  const Model& m = out.model;
+  out.start = ladder ? ladder_state(m, 16) : LadderState{m.q0, m.u0};
+  auto f = make_formulation("dca", m);
+  SimulationSettings s;
+  s.integrator.kind = IntegratorKind::dopri5;
+  s.integrator.rtol = s.integrator.atol = 1e-10;
+  s.t_end = 0.7;
+  s.output_dt = 2e-3;
+  out.traj = Simulator(m, *f, s).run(out.start.q, out.start.u);
+  return out;
+}
+
 // The guard's bounds (change_points.hpp: Weyl's on the chain, whose G Gᵀ is dense; row_gram.hpp's
 // on the planar ladder, block-diagonal) against ρ solved for at every state, along dca's motion
 // through nearly flat squares and cells (rows every 2 ms): the bound never exceeds ρ, the guard
@@ -249,17 +270,11 @@ TEST(SquareChain, JointMethodsStopAtTheFirstNearlyFlatSquare) {
 // and the unsettled states estimated by inverse and power iteration) fires at the same state.
 TEST(SingularityGuard, BoundsStayBelowTheIndicatorAndFireWhereItDoes) {
   for (const bool ladder : {false, true}) {
-    const Model m = Model::build(ladder ? ladder_mechanism(16, LadderLayout::comb) : square_chain_mechanism(3));
+    const FlatMotion motion = flat_motion(ladder);
+    const Model& m = motion.model;
     SCOPED_TRACE(m.name);
-    const LadderState start = ladder ? ladder_state(m, 16) : LadderState{m.q0, m.u0};
-    const VecX &q0 = start.q, &u0 = start.u;
-    auto f = make_formulation("dca", m);
-    SimulationSettings s;
-    s.integrator.kind = IntegratorKind::dopri5;
-    s.integrator.rtol = s.integrator.atol = 1e-10;
-    s.t_end = 0.7;
-    s.output_dt = 2e-3;
-    const Trajectory traj = Simulator(m, *f, s).run(q0, u0);
+    const VecX& q0 = motion.start.q;
+    const Trajectory& traj = motion.traj;
     const Constraints& cons = m.loops().constraints;
     SingularityGuard guard(m, cons, q0), exact(m, cons, q0), estimated(m, cons, q0, 0);
     ASSERT_TRUE(estimated.enabled() == ladder);  // the chain's G Gᵀ is dense: no guard past 0 rows
@@ -299,16 +314,11 @@ TEST(SingularityGuard, BoundsStayBelowTheIndicatorAndFireWhereItDoes) {
 // 14 without that bound, which the bound of a third catches).
 TEST(SingularityGuard, AClearGuardSaysNearWithoutSolvingWhereBoundsShowIt) {
   for (const bool ladder : {false, true}) {
-    const Model m = Model::build(ladder ? ladder_mechanism(16, LadderLayout::comb) : square_chain_mechanism(3));
+    const FlatMotion motion = flat_motion(ladder);
+    const Model& m = motion.model;
     SCOPED_TRACE(m.name);
-    const LadderState start = ladder ? ladder_state(m, 16) : LadderState{m.q0, m.u0};
-    auto f = make_formulation("dca", m);
-    SimulationSettings s;
-    s.integrator.kind = IntegratorKind::dopri5;
-    s.integrator.rtol = s.integrator.atol = 1e-10;
-    s.t_end = 0.7;
-    s.output_dt = 2e-3;
-    const Trajectory traj = Simulator(m, *f, s).run(start.q, start.u);
+    const LadderState& start = motion.start;
+    const Trajectory& traj = motion.traj;
     const Constraints& cons = m.loops().constraints;
     SingularityGuard clear(m, cons, start.q, kGuardLargestRows, kGuardClear, GuardUse::clear),
         stop(m, cons, start.q, kGuardLargestRows, kGuardClear), exact(m, cons, start.q);
