@@ -169,19 +169,13 @@ void Simulator::post_step(double t, VecX& x) {
         format_time(turn) + " rad off the branch's tangent there, where the motion keeps its tangent; its steps " +
         "are shorter than the round-off of its derivative allows there (change_points.hpp). " +
         std::string(kChangePointToleranceAdvice));
-  // One position sweep for the watch and the guards (and velocities for the watch): the method's
-  // own of the accepted state where its completion swept them and nothing moved it since.
-  const KinematicsData* kin = projector_ ? nullptr : formulation_.completed_kinematics();
-  if (!kin || kin->q != q_) {
-    if (watch_ || (guard_ && guard_->enabled()) || (clear_ && clear_->enabled()))
-      update_positions(model_, step_kin_, q_);
-    if (watch_) update_velocities(model_, step_kin_, q_, u_);
-    kin = &step_kin_;
-  }
+  if (!watch_ && !(guard_ && guard_->enabled()) && !(clear_ && clear_->enabled())) return;
+  // One sweep for the watch and the guards (the projector moves the state the method completed).
+  const KinematicsData& kin = completed_kinematics(q_, u_, projector_.has_value(), step_kin_);
   // The watch first: a state the guard stops at is one the watch passed (RunContinuation).
-  if (watch_) watch_->observe(t, *kin, q_, u_, track_work_ ? x(n) : 0.0);
+  if (watch_) watch_->observe(t, kin, q_, u_, track_work_ ? x(n) : 0.0);
   if (guard_) {
-    const bool near = guard_->observe(*kin);
+    const bool near = guard_->observe(kin);
     guard_smallest_ = std::min(guard_smallest_, guard_->relative_bound());
     if (near) {
       continuation_ = continuation_at(t, x);
@@ -194,7 +188,7 @@ void Simulator::post_step(double t, VecX& x) {
           "which crosses singular configurations, or `on_singular = continue` to go on at your own risk");
     }
   }
-  if (clear_ && !clear_->observe(*kin)) {
+  if (clear_ && !clear_->observe(kin)) {
     continuation_ = continuation_at(t, x);
     throw LoopsClear{t, clear_->relative_bound()};
   }
@@ -259,15 +253,7 @@ VecX Simulator::row(double t, const VecX& x_in) {
   x = x_in.head(formulation_.state_size());
   formulation_.complete(t, x);
   formulation_.to_joint(x, q, u);
-  // The method's own kinematics of the completed state where it has them (its analysis swept
-  // them), else a sweep here.
-  const KinematicsData* completed = formulation_.completed_kinematics();
-  if (!completed || completed->q != q) {
-    update_positions(model_, output_kin_, q);
-    update_velocities(model_, output_kin_, q, u);
-    completed = &output_kin_;
-  }
-  const KinematicsData& kin = *completed;
+  const KinematicsData& kin = completed_kinematics(q, u, false, output_kin_);
   const bool loops = model_.has_loops();
   const Eigen::Index nreactions = reactions_ ? 6 * (model_.nbodies + model_.loop_joints.size()) : 0;
   const Eigen::Index nx = model_.nq + model_.nv;
@@ -307,6 +293,14 @@ VecX Simulator::row(double t, const VecX& x_in) {
   }
   if (ndiagnostics) formulation_.diagnostic_values(r.segment(k, ndiagnostics));
   return r;
+}
+
+const KinematicsData& Simulator::completed_kinematics(const VecX& q, const VecX& u, bool moved, KinematicsData& own) {
+  const KinematicsData* kin = moved ? nullptr : formulation_.completed_kinematics();
+  if (kin && kin->q == q) return *kin;
+  update_positions(model_, own, q);
+  update_velocities(model_, own, q, u);
+  return own;
 }
 
 void Simulator::start_columns(std::vector<std::string>& columns) const {

@@ -101,10 +101,11 @@ class Formulation {
   /// their partition again (rcr) do it here, between steps, so that every step integrates one
   /// smooth right-hand side.
   virtual void complete_accepted_state(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u) { complete_state(t, q, u); }
-  /// Positions and velocities of every body at the state the last complete_state() wrote, where
-  /// the method computed them there (the partitioned methods' analysis: embedding, gcp,
-  /// nullspace), so that an output row does not sweep them again; nullptr where it did not.
-  /// Valid until the next call on the method.
+  /// Positions and velocities of every body at the state the last complete_state() or
+  /// complete_accepted_state() wrote, where the method computed them there (the partitioned
+  /// methods' analysis: embedding, gcp, nullspace; rcr's completion), so that an output row and
+  /// the accepted step's checks do not sweep them again; nullptr where it did not. Valid until
+  /// the next call on the method.
   virtual const KinematicsData* completed_kinematics() const { return nullptr; }
   /// Why the method, with its settings, cannot cross a change point of the loops
   /// (change_points.hpp), and what to use instead; empty when it can. The Simulator refuses to

@@ -171,6 +171,10 @@ class Simulator final : public OdeSystem {
   /// The method's derivative, timed with SimulationSettings::time_evaluations.
   void derivative(double t, const VecX& x, Eigen::Ref<VecX> dx);
   VecX row(double t, const VecX& x_in);
+  /// Positions and velocities at the joint state (q, u) the method completed last: the method's
+  /// own where its completion swept them (Formulation::completed_kinematics) and, with `moved`,
+  /// nothing changed the state since; else swept into `own`.
+  const KinematicsData& completed_kinematics(const VecX& q, const VecX& u, bool moved, KinematicsData& own);
   void start_columns(std::vector<std::string>& columns) const;
   /// The formulation's part of an integrator state (a copy into x_ when the work rides along).
   const VecX& formulation_state(const VecX& x);
