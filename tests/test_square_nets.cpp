@@ -408,6 +408,17 @@ TEST(SquareChain, AutoHandsOverWhereTheGuardStopsAndFollowsTheReference) {
   EXPECT_EQ(traj.watch.steps, traj.stats.steps_accepted);
   EXPECT_TRUE(traj.guarded);  // embedding's steps, until the hand-over
 
+  // Without the run watch dca hands back all the same (its check of the loops ran only with the
+  // watch or a guard of its own, which dca has not: the rest of the run stayed dca's).
+  RunSettings unwatched = s;
+  unwatched.simulation.watch.enabled = false;
+  const RunResult quiet = run(m, m.q0, m.u0, unwatched);
+  ASSERT_TRUE(quiet.completed()) << quiet.stop.message;
+  ASSERT_GE(quiet.handovers.size(), 5u);
+  EXPECT_TRUE(quiet.handovers[1].clear);
+  EXPECT_EQ(quiet.handovers[1].to, "embedding");
+  EXPECT_LT(off_the_reference(mech, m, quiet.trajectory, s.simulation.t_end, kStep), 1e-6);
+
   RunSettings diagnostics = s;
   diagnostics.simulation.diagnostics = true;
   const RunResult again = run(m, m.q0, m.u0, diagnostics);

@@ -153,7 +153,7 @@ void Simulator::post_step(double t, VecX& x) {
   if (joint) before_ = x.head(n);
   formulation_.accept(t, x.head(n));
   if (joint) watch_->check_completion(t, before_, x.head(n));
-  if (!projector_ && !monitor_ && !guard_ && !watch_) return;
+  if (!projector_ && !monitor_ && !guard_ && !watch_ && !clear_) return;
   formulation_.to_joint(formulation_state(x), q_, u_);
   if (projector_) {
     // The joint state is projected, whatever the method's layout, and mapped back into it.
