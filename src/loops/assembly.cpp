@@ -197,9 +197,10 @@ struct Evaluator {
     }
     update_positions(model, kin, q);
     detail::update_frames(model, kin, data);
+    detail::update_motion_columns(model, kin, data);
     std::vector<Eigen::Triplet<double>> entries;
     for (int r = 0; r < cons.rows(); ++r) {
-      detail::jacobian_row_on_path(model, cons.kept()[r], kin, data, speeds[r], scratch, 0);
+      detail::jacobian_row_on_path(model, cons.kept()[r], data, speeds[r], scratch, 0);
       for (std::size_t j = 0; j < speeds[r].size(); ++j) {
         entries.emplace_back(r, speeds[r][j], scratch(0, static_cast<Eigen::Index>(j)));
         scratch(0, static_cast<Eigen::Index>(j)) = 0.0;

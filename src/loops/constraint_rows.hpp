@@ -26,10 +26,14 @@ double time_rate_row(const Model& model, const ConstraintRow& row, double t);
 /// Row r of G for `row`, columns = global speeds; frames current; G's row r must be zero.
 void jacobian_row(const Model& model, const ConstraintRow& row, const KinematicsData& kin, const ConstraintData& d,
                   Eigen::Ref<MatX> G, int r);
+/// Every speed's world motion column [ω; v_O] into d.S_world (global speed order): one per speed
+/// for all the rows that read it (jacobian_row_on_path). Positions must be current.
+void update_motion_columns(const Model& model, const KinematicsData& kin, ConstraintData& d);
 /// Row r of G for `row` on the speeds it acts on only: out(r, j) is its entry for speeds[j], with
-/// speeds its row_speeds; O(length of its tree path). Frames current; out's row r must be zero.
-void jacobian_row_on_path(const Model& model, const ConstraintRow& row, const KinematicsData& kin,
-                          const ConstraintData& d, const std::vector<int>& speeds, Eigen::Ref<MatX> out, int r);
+/// speeds its row_speeds; O(length of its tree path). Frames and motion columns current
+/// (update_frames, update_motion_columns); out's row r must be zero.
+void jacobian_row_on_path(const Model& model, const ConstraintRow& row, const ConstraintData& d,
+                          const std::vector<int>& speeds, Eigen::Ref<MatX> out, int r);
 /// G (rows.size() x nv) of a set of rows, overwritten; frames current.
 void jacobian_rows(const Model& model, const std::vector<ConstraintRow>& rows, const KinematicsData& kin,
                    const ConstraintData& d, Eigen::Ref<MatX> G);

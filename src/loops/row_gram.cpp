@@ -79,8 +79,9 @@ void RowGram::assemble(const MatX& G) {
 
 void RowGram::assemble(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& data) {
   detail::update_frames(model, kin, data);
+  detail::update_motion_columns(model, kin, data);  // once per speed, not once per row on it
   G_.setZero();
-  for (int r = 0; r < cons.rows(); ++r) detail::jacobian_row_on_path(model, cons.kept()[r], kin, data, speeds_[r], G_, r);
+  for (int r = 0; r < cons.rows(); ++r) detail::jacobian_row_on_path(model, cons.kept()[r], data, speeds_[r], G_, r);
   form();
 }
 

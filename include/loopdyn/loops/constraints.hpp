@@ -77,6 +77,7 @@ struct ConstraintData {
   std::vector<Frame> fp, fc;   ///< (loops) parent-side and child-side frames
   std::vector<Vec6> a0;        ///< (nbodies) body accelerations at u̇ = 0 (velocity products only)
   Mat6X S_world;               ///< (6 x nv) a block's path speeds' motion columns [ω; v_O], world axes
+  Eigen::Matrix3Xd point_world;  ///< (3 x nv) velocity of one loop's child-frame origin x_c per path column: v_O + ω × x_c
 };
 
 /// The time argument of the methods that do not take drives (MethodInfo::drives, checked before
@@ -126,6 +127,7 @@ struct ConstraintBlock {
   };
   std::vector<std::vector<PathBody>> paths;  ///< (loops) the bodies on each loop joint's tree path
   std::vector<int> path_bodies;              ///< indices into `bodies` on some path, ascending
+  std::vector<int> row_loop;                 ///< (rows) index into `loops` of a loop-joint row, −1 for a coupling
 
   /// Every kept row on every body: G is the model's m x nv Jacobian.
   static ConstraintBlock whole(const Model& model, const Constraints& cons);
@@ -139,7 +141,7 @@ struct ConstraintBlock {
   std::vector<int> speeds(const Model& model) const;
 
  private:
-  void find_paths(const Model& model);  ///< paths and path_bodies from loops and bodies
+  void find_paths(const Model& model, const Constraints& cons);  ///< paths, path_bodies, row_loop
 };
 
 /// Φ and G of the block's rows (G: rows x columns, overwritten); coupling rows read kin.q.
