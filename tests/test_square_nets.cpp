@@ -328,7 +328,9 @@ TEST(SingularityGuard, AClearGuardSaysNearWithoutSolvingWhereBoundsShowIt) {
       const double rho = exact.relative_indicator(q);
       const bool near = clear.observe(q);
       stop.observe(q);
-      if (!near) EXPECT_GE(rho, kGuardClear * (1.0 - 1e-9)) << "t = " << traj.rows[k](0);
+      if (!near) {
+        EXPECT_GE(rho, kGuardClear * (1.0 - 1e-9)) << "t = " << traj.rows[k](0);
+      }
       if (rho < kGuardClear * (1.0 - 1e-9)) {
         EXPECT_TRUE(near) << "t = " << traj.rows[k](0);
         ++near_states;
@@ -336,7 +338,9 @@ TEST(SingularityGuard, AClearGuardSaysNearWithoutSolvingWhereBoundsShowIt) {
     }
     ASSERT_GT(near_states, 5) << "the motion must stay near a singular configuration";
     EXPECT_LT(clear.solves(), stop.solves());
-    if (ladder) EXPECT_LE(3 * clear.solves(), stop.solves());
+    if (ladder) {
+      EXPECT_LE(3 * clear.solves(), stop.solves());
+    }
   }
 }
 
@@ -387,7 +391,9 @@ TEST(SquareChain, AutoHandsOverWhereTheGuardStopsAndFollowsTheReference) {
     EXPECT_EQ(each.clear, k % 2 == 1);
     EXPECT_EQ(each.from, k % 2 ? "dca" : "embedding");
     EXPECT_EQ(each.to, k % 2 ? "embedding" : "dca");
-    if (k > 0) EXPECT_GT(each.t, r.handovers[k - 1].t);
+    if (k > 0) {
+      EXPECT_GT(each.t, r.handovers[k - 1].t);
+    }
   }
   const Trajectory& traj = r.trajectory;
   ASSERT_EQ(traj.rows.size(), 17u);
