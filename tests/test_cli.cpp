@@ -159,6 +159,9 @@ TEST(Cli, BadInputFailsWithOneLine) {
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --dca-iterations many"),
                         "dca_max_iterations: expected an integer, got 'many'");
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --output-dt 0"), "output_dt");
+  for (const char* end : {"inf", "nan"})
+    expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --t-end " + end),
+                          "the end time t_end must be a finite number of seconds, got " + std::string(end));
   const auto bad = scratch("bad.yaml");
   std::ofstream(bad) << "name: x\nbodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, 1]\njoints:\n"
                         "  - {name: j, type: revolute, parent: ground, child: a, axis: [0, 0, 0]}\n";

@@ -378,7 +378,9 @@ void Simulator::begin(double t0, const VecX& q0, const VecX& u0, Trajectory& tra
 }
 
 void Simulator::advance(double t_end, Trajectory& traj, const std::function<void(double)>& progress) {
-  if (!(t_end >= t_) || !std::isfinite(t_end))
+  if (!std::isfinite(t_end))  // inf and nan were said to be 'before the current time'
+    throw std::invalid_argument("the end time t_end must be a finite number of seconds, got " + format_time(t_end));
+  if (!(t_end >= t_))
     throw std::invalid_argument("advance: the end time " + format_time(t_end) + " is before the current time " +
                                 format_time(t_));
   if (t_end == t_) {
