@@ -133,6 +133,24 @@ TEST(Simulator, WrongInitialStateSizeIsAnError) {
   EXPECT_THROW(sim.run(VecX::Zero(m.nq + 1), m.u0), std::invalid_argument);
 }
 
+// A finite start whose energy overflows (speeds of 1e300: squares past double's range) is refused
+// before the first step, naming the energy; the run watch stopped it at t = 0.001 with a balance
+// of nan against a bound of inf.
+TEST(Simulator, AStartWhoseEnergyOverflowsIsAnError) {
+  const Model m = Model::build(test::random_tree(6, 2));
+  TreeFormulation tree(m);
+  Simulator sim(m, tree, SimulationSettings{});
+  VecX u = m.u0;
+  u.setConstant(1e300);
+  try {
+    sim.run(m.q0, u);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("the start state's energy is not finite (kinetic inf J"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Simulator, NonFiniteAccelerationStopsWithTheTime) {
   Mechanism mech = test::random_tree(7, 2);
   mech.callbacks.push_back([](double t, const Model&, const KinematicsData&, const VecX&, const VecX&, AppliedForces& out) {

@@ -373,7 +373,18 @@ void Simulator::begin(double t0, const VecX& q0, const VecX& u0, Trajectory& tra
   if (monitor_) monitor_->observe(t0, q_, u_);
   if (watch_) watch_->start(q_, u_);
   update_positions(model_, output_kin_, q_);
-  start_springs_ = energy(model_, output_kin_, q_).springs;
+  update_velocities(model_, output_kin_, q_, u_);
+  const Energy start = energy(model_, output_kin_, q_);
+  if (!std::isfinite(start.total())) {
+    // Finite coordinates and speeds whose squares overflow (a speed of 1e300): the watch would
+    // stop the first step with a balance of nan against a bound of inf.
+    std::ostringstream s;
+    s << "the start state's energy is not finite (kinetic " << start.kinetic << " J, gravity " << start.gravity
+      << " J, springs " << start.springs << " J): its speeds or coordinates are too large for the dynamics in "
+      << "double precision";
+    throw std::invalid_argument(s.str());
+  }
+  start_springs_ = start.springs;
   traj.rows.push_back(row(t0, x_now_));
 }
 
