@@ -409,6 +409,11 @@ TEST(Cli, GenerateWithBadArgumentsFailsWithOneLine) {
   expect_one_line_error(run("generate ladder --cells 2 --layout zigzag"), "unknown ladder layout 'zigzag'");
   expect_one_line_error(run("generate ladder --cells 0"), "--cells must be at least 1, got 0");
   expect_one_line_error(run("generate chain --bodies -1"), "--bodies must be at least 1, got -1");
+  // A mistyped size is refused at once (it built until memory ran out).
+  expect_one_line_error(run("generate spatial-ladder --cells 100000000"),
+                        "--cells must be at most 100000, got 100000000 (a larger mechanism takes minutes");
+  expect_one_line_error(run("generate square-net --rows 1000 --cols 1000"),
+                        "--rows x --cols must be at most 100000, got 1000000");
   expect_one_line_error(run("generate ladder --cells 2 --out /nonexistent_dir/ladder.yaml"),
                         "cannot write model file '/nonexistent_dir/ladder.yaml'");
 }

@@ -588,13 +588,21 @@ int generate_at_state(Mechanism m, const StateOf& state, const std::string& out)
   return write_generated(m, out);
 }
 
-void require_positive(int n, const char* option) {
+// A generated mechanism's count (cells, bodies, squares, files) past which building it takes
+// minutes and gigabytes (Model::build grows faster than linearly: 10,000 spatial-ladder cells
+// take seconds): a mistyped --cells 100000000 ran silently until memory ran out.
+constexpr long long kMostGenerated = 100000;
+
+void require_count(long long n, const char* option) {
   if (n < 1) throw std::invalid_argument(std::string(option) + " must be at least 1, got " + std::to_string(n));
+  if (n > kMostGenerated)
+    throw std::invalid_argument(std::string(option) + " must be at most " + std::to_string(kMostGenerated) + ", got " +
+                                std::to_string(n) + " (a larger mechanism takes minutes and gigabytes to build)");
 }
 
 // `generate ladder`: the planar ladder of the benchmarks (docs/performance.md) at its benchmark state.
 int generate_ladder(const GenerateOptions& o) {
-  require_positive(o.cells, "--cells");
+  require_count(o.cells, "--cells");
   const std::pair<std::string_view, LadderLayout> layouts[] = {{"serial", LadderLayout::serial},
                                                                {"comb", LadderLayout::comb},
                                                                {"comb-parents-first", LadderLayout::comb_parents_first}};
@@ -608,7 +616,7 @@ int generate_ladder(const GenerateOptions& o) {
 
 // `generate spatial-ladder`: the spatial ladder of paper 000 §4.3 at its benchmark state.
 int generate_spatial_ladder(const GenerateOptions& o) {
-  require_positive(o.cells, "--cells");
+  require_count(o.cells, "--cells");
   if (o.masses != "uniform" && o.masses != "equivalent")
     throw std::invalid_argument("unknown --masses '" + o.masses + "' (known: uniform, equivalent)");
   const LadderMasses masses = o.masses == "equivalent" ? LadderMasses::equivalent : LadderMasses::uniform;
@@ -618,26 +626,27 @@ int generate_spatial_ladder(const GenerateOptions& o) {
 
 // `generate chain`: the revolute chain of the benchmarks (docs/performance.md) at its benchmark state (q and u).
 int generate_chain(const GenerateOptions& o) {
-  require_positive(o.bodies, "--bodies");
+  require_count(o.bodies, "--bodies");
   return generate_at_state(chain_mechanism(o.bodies), [&](const Model&) { return chain_state(o.bodies); }, o.out);
 }
 
 // `generate nfourbar`: IFToMM benchmark A02 (iftomm.hpp), at its initial state.
 int generate_nfourbar(const GenerateOptions& o) {
-  require_positive(o.fourbars, "--n");
+  require_count(o.fourbars, "--n");
   return write_generated(nfourbar_mechanism(o.fourbars), o.out);
 }
 
 // `generate square-chain`: paper 003's Ex 4.1 (square_nets.hpp), at rest.
 int generate_square_chain(const GenerateOptions& o) {
-  require_positive(o.squares, "--squares");
+  require_count(o.squares, "--squares");
   return write_generated(square_chain_mechanism(o.squares), o.out);
 }
 
 // `generate square-net`: paper 003's Ex 4.2 (square_nets.hpp), at rest, turned by --tilt.
 int generate_square_net(const GenerateOptions& o) {
-  require_positive(o.rows, "--rows");
-  require_positive(o.cols, "--cols");
+  require_count(o.rows, "--rows");
+  require_count(o.cols, "--cols");
+  require_count(static_cast<long long>(o.rows) * o.cols, "--rows x --cols");
   return write_generated(square_net_mechanism(o.rows, o.cols, o.tilt), o.out);
 }
 
@@ -651,7 +660,7 @@ void write_text(const std::string& path, const std::string& text) {
 // `generate zoo`: cases first .. first + count − 1 of the randomized mechanism zoo of `seed`
 // (zoo.hpp): one to stdout or to a file, several into a folder, one file each.
 int generate_zoo(const GenerateOptions& o) {
-  require_positive(o.count, "--count");
+  require_count(o.count, "--count");
   if (o.first < 0) throw std::invalid_argument("--first must be at least 0, got " + std::to_string(o.first));
   if (o.count == 1 && (o.out.empty() || std::filesystem::path(o.out).extension() == ".yaml")) {
     const std::string text = zoo_model_file(zoo_case(o.seed, o.first), o.seed, o.first);
