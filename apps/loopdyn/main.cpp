@@ -588,18 +588,6 @@ int generate_at_state(Mechanism m, const StateOf& state, const std::string& out)
   return write_generated(m, out);
 }
 
-// A generated mechanism's count (cells, bodies, squares, files) past which building it takes
-// minutes and gigabytes (Model::build grows faster than linearly: 10,000 spatial-ladder cells
-// take seconds): a mistyped --cells 100000000 ran silently until memory ran out.
-constexpr long long kMostGenerated = 100000;
-
-void require_count(long long n, const char* option) {
-  if (n < 1) throw std::invalid_argument(std::string(option) + " must be at least 1, got " + std::to_string(n));
-  if (n > kMostGenerated)
-    throw std::invalid_argument(std::string(option) + " must be at most " + std::to_string(kMostGenerated) + ", got " +
-                                std::to_string(n) + " (a larger mechanism takes minutes and gigabytes to build)");
-}
-
 // `generate ladder`: the planar ladder of the benchmarks (docs/performance.md) at its benchmark state.
 int generate_ladder(const GenerateOptions& o) {
   require_count(o.cells, "--cells");

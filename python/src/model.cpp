@@ -37,10 +37,6 @@ std::shared_ptr<Model> at_state(Mechanism mechanism, const State& state) {
   return build(mechanism);
 }
 
-void require_positive(int n, const char* argument) {
-  if (n < 1) throw py::value_error(std::string(argument) + " must be at least 1, got " + std::to_string(n));
-}
-
 LadderLayout ladder_layout(const std::string& name) {
   if (name == "serial") return LadderLayout::serial;
   if (name == "comb") return LadderLayout::comb;
@@ -182,28 +178,29 @@ void bind_model(py::module_& m) {
 
   // Generators, at their benchmark state (as `loopdyn generate`).
   m.def("ladder", [](int cells, const std::string& layout) {
-    require_positive(cells, "cells");
+    require_count(cells, "cells");
     return at_state(ladder_mechanism(cells, ladder_layout(layout)), [&](const Model& mo) { return ladder_state(mo, cells); });
   }, py::arg("cells"), py::arg("layout") = "serial",
      "The planar ladder of `cells` cells at its benchmark state (`loopdyn generate ladder`); layout: serial, comb.");
   m.def("spatial_ladder", [](int cells, const std::string& masses) {
-    require_positive(cells, "cells");
+    require_count(cells, "cells");
     return at_state(spatial_ladder_mechanism(cells, ladder_masses(masses)),
                     [&](const Model& mo) { return spatial_ladder_state(mo, cells); });
   }, py::arg("cells"), py::arg("masses") = "uniform",
      "The spatial ladder of paper 000 §4.3 (2 x cells + 1 bodies on Hooke joints, 2 DOF) at its benchmark state "
      "(`loopdyn generate spatial-ladder`).");
   m.def("chain", [](int bodies) {
-    require_positive(bodies, "bodies");
+    require_count(bodies, "bodies");
     return at_state(chain_mechanism(bodies), [&](const Model&) { return chain_state(bodies); });
   }, py::arg("bodies"), "The revolute chain of `bodies` bodies at its benchmark state (`loopdyn generate chain`).");
-  m.def("nfourbar", [](int n) { require_positive(n, "n"); return build(nfourbar_mechanism(n)); }, py::arg("n"),
+  m.def("nfourbar", [](int n) { require_count(n, "n"); return build(nfourbar_mechanism(n)); }, py::arg("n"),
         "IFToMM A02: n four-bars in a row, one loop each (`loopdyn generate nfourbar`).");
-  m.def("square_chain", [](int squares) { require_positive(squares, "squares"); return build(square_chain_mechanism(squares)); },
+  m.def("square_chain", [](int squares) { require_count(squares, "squares"); return build(square_chain_mechanism(squares)); },
         py::arg("squares"), "Paper 003's chain of `squares` squares of unit bars (`loopdyn generate square-chain`).");
   m.def("square_net", [](int rows, int cols, double tilt) {
-    require_positive(rows, "rows");
-    require_positive(cols, "cols");
+    require_count(rows, "rows");
+    require_count(cols, "cols");
+    require_count(static_cast<long long>(rows) * cols, "rows x cols");
     return build(square_net_mechanism(rows, cols, tilt));
   }, py::arg("rows"), py::arg("cols"), py::arg("tilt") = 0.5,
      "Paper 003's net of rows x cols squares of unit bars, tilted by `tilt` rad (`loopdyn generate square-net`).");

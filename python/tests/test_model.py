@@ -109,6 +109,11 @@ def test_generator_arguments_are_checked():
         loopdyn.ladder(0)
     with pytest.raises(ValueError, match="unknown ladder layout 'zigzag'"):
         loopdyn.ladder(2, "zigzag")
+    # The library's bound (generators.hpp, kMostGenerated), refused at once rather than built.
+    with pytest.raises(ValueError, match=r"cells must be at most 100000, got 1000000 \(a larger mechanism"):
+        loopdyn.spatial_ladder(1000000)
+    with pytest.raises(ValueError, match="rows x cols must be at most 100000, got 1000000"):
+        loopdyn.square_net(1000, 1000, 0.0)
 
 
 def test_assembly_closes_the_loops():

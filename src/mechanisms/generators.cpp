@@ -10,11 +10,14 @@
 
 namespace loopdyn {
 
-namespace {
-
-void require_positive(int n, const char* what) {
-  if (n < 1) throw std::invalid_argument(std::string(what) + " must be at least 1, got " + std::to_string(n));
+void require_count(long long n, const std::string& what) {
+  if (n < 1) throw std::invalid_argument(what + " must be at least 1, got " + std::to_string(n));
+  if (n > kMostGenerated)
+    throw std::invalid_argument(what + " must be at most " + std::to_string(kMostGenerated) + ", got " +
+                                std::to_string(n) + " (a larger mechanism takes minutes and gigabytes to build)");
 }
+
+namespace {
 
 // Body data shared by chain-N and branched-N: 1 kg, com (0, 0, 0.5), diag(0.1, 0.1, 0.01).
 void add_chain_body(Mechanism& m, const std::string& name) {
@@ -70,7 +73,7 @@ void add_hooke(Mechanism& m, const std::string& name, const std::string& parent,
 }  // namespace
 
 Mechanism chain_mechanism(int n) {
-  require_positive(n, "chain_mechanism: number of bodies");
+  require_count(n, "chain_mechanism: number of bodies");
   Mechanism m;
   m.name = "chain-" + std::to_string(n);
   m.gravity = Vec3(0.0, 0.0, -9.81);
@@ -86,7 +89,7 @@ Mechanism chain_mechanism(int n) {
 }
 
 ChainState chain_state(int n) {
-  require_positive(n, "chain_state: number of bodies");
+  require_count(n, "chain_state: number of bodies");
   // The chain's depth-first model order is its listing order: draw k is coordinate k.
   std::vector<int> slot(n);
   for (int k = 0; k < n; ++k) slot[k] = k;
@@ -94,7 +97,7 @@ ChainState chain_state(int n) {
 }
 
 Mechanism branched_tree_mechanism(int n) {
-  require_positive(n, "branched_tree_mechanism: number of bodies");
+  require_count(n, "branched_tree_mechanism: number of bodies");
   Mechanism m;
   m.name = "branched-" + std::to_string(n);
   m.gravity = Vec3(0.0, 0.0, -9.81);
@@ -122,7 +125,7 @@ ChainState branched_tree_state(const Model& model) {
 }
 
 Mechanism ladder_mechanism(int cells, LadderLayout layout) {
-  require_positive(cells, "ladder_mechanism: number of cells");
+  require_count(cells, "ladder_mechanism: number of cells");
   Mechanism m;
   const char* layout_name = layout == LadderLayout::serial ? "serial"
                             : layout == LadderLayout::comb ? "comb"
@@ -180,7 +183,7 @@ Mechanism ladder_mechanism(int cells, LadderLayout layout) {
 }
 
 LadderState ladder_state(const Model& model, int cells) {
-  require_positive(cells, "ladder_state: number of cells");
+  require_count(cells, "ladder_state: number of cells");
   if (model.nbodies != 3 * cells || model.nv != 3 * cells || model.nq != 3 * cells)
     throw std::invalid_argument("ladder_state: expected a model of ladder_mechanism(" + std::to_string(cells) +
                                 ") with " + std::to_string(3 * cells) + " bodies and coordinates, got " +
@@ -207,7 +210,7 @@ LadderState ladder_state(const Model& model, int cells) {
 }
 
 Mechanism spatial_ladder_mechanism(int cells, LadderMasses masses) {
-  require_positive(cells, "spatial_ladder_mechanism: number of cells");
+  require_count(cells, "spatial_ladder_mechanism: number of cells");
   Mechanism m;
   m.name = masses == LadderMasses::uniform ? "spatial-ladder-" : "spatial-ladder-equivalent-";
   m.name.append(std::to_string(cells));
@@ -232,7 +235,7 @@ Mechanism spatial_ladder_mechanism(int cells, LadderMasses masses) {
 }
 
 SpatialLadderState spatial_ladder_state(const Model& model, int cells) {
-  require_positive(cells, "spatial_ladder_state: number of cells");
+  require_count(cells, "spatial_ladder_state: number of cells");
   if (model.nbodies != 2 * cells + 1 || model.nv != 4 * cells + 2 || model.nq != 4 * cells + 2)
     throw std::invalid_argument("spatial_ladder_state: expected a model of spatial_ladder_mechanism(" +
                                 std::to_string(cells) + ") with " + std::to_string(2 * cells + 1) + " bodies and " +
@@ -253,7 +256,7 @@ SpatialLadderState spatial_ladder_state(const Model& model, int cells) {
 
 Eigen::Vector2d spatial_ladder_pendulum_accelerations(double alpha, double beta, double alpha_dot, double beta_dot,
                                                       int cells, LadderMasses masses) {
-  require_positive(cells, "spatial_ladder_pendulum_accelerations: number of cells");
+  require_count(cells, "spatial_ladder_pendulum_accelerations: number of cells");
   const LadderScale s = ladder_scale(cells, masses);
   const double posts = s.post * (cells + 1), rungs = s.rung * cells;  // total masses
   const double g = 9.81, eps = kRodAxialInertia, a = posts / 3.0 + rungs, c = 0.5 * posts + rungs;

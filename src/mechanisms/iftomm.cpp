@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "loopdyn/mechanisms/generators.hpp"
 #include "mechanisms/rods.hpp"
 
 namespace loopdyn {
@@ -22,8 +23,7 @@ constexpr double kGravity = 9.81;
 }  // namespace
 
 Mechanism nfourbar_mechanism(int n) {
-  if (n < 1) throw std::invalid_argument("nfourbar_mechanism: number of four-bars must be at least 1, got " +
-                                         std::to_string(n));
+  require_count(n, "nfourbar_mechanism: number of four-bars");
   Mechanism m;
   m.name = indexed("nfourbar-", n);
   m.gravity = Vec3(0.0, -kGravity, 0.0);

@@ -5,6 +5,7 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "loopdyn/mechanisms/generators.hpp"
 #include "mechanisms/rods.hpp"
 
 namespace loopdyn {
@@ -15,17 +16,14 @@ using detail::add_pin;
 using detail::add_rod;
 using detail::indexed;
 
-void require_at_least_one(int n, const char* what) {
-  if (n < 1) throw std::invalid_argument(std::string(what) + " must be at least 1, got " + std::to_string(n));
-}
-
 std::string bar(const char* kind, int row, int col) { return indexed(kind, row) + "_" + std::to_string(col); }
 
 }  // namespace
 
 Mechanism square_net_mechanism(int rows, int cols, double tilt) {
-  require_at_least_one(rows, "square_net_mechanism: rows");
-  require_at_least_one(cols, "square_net_mechanism: cols");
+  require_count(rows, "square_net_mechanism: rows");
+  require_count(cols, "square_net_mechanism: cols");
+  require_count(static_cast<long long>(rows) * cols, "square_net_mechanism: rows x cols");
   if (!std::isfinite(tilt)) throw std::invalid_argument("square_net_mechanism: tilt must be finite");
   Mechanism m;
   m.name = rows == 1 ? indexed("square-chain-", cols) : indexed("square-net-", rows) + "x" + std::to_string(cols);
@@ -59,7 +57,7 @@ Mechanism square_net_mechanism(int rows, int cols, double tilt) {
 }
 
 Mechanism square_chain_mechanism(int squares) {
-  require_at_least_one(squares, "square_chain_mechanism: squares");
+  require_count(squares, "square_chain_mechanism: squares");
   return square_net_mechanism(1, squares, 0.0);
 }
 

@@ -15,10 +15,19 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "loopdyn/core/model.hpp"
 
 namespace loopdyn {
+
+/// The largest count a generator takes (cells, bodies, squares, rows x cols, four-bars, zoo
+/// cases): past it a mechanism takes minutes and gigabytes to build (Model::build grows faster
+/// than linearly), and a mistyped size would run until memory ran out.
+inline constexpr long long kMostGenerated = 100000;
+/// Throws std::invalid_argument unless 1 <= n <= kMostGenerated, naming the count as `what` (its
+/// spelling in the caller's interface: "--cells" on the command line, "cells" in Python).
+void require_count(long long n, const std::string& what);
 
 /// Puts a state in the coordinates of `model` (built from m) into the tree joints' q and u, by joint
 /// name, so that m starts exactly at it and a model built from m again has the state's loop
