@@ -394,7 +394,7 @@ void block_position_jacobian(const Model& model, const Constraints& cons, const 
                              const KinematicsData& kin, double t, ConstraintData& d, Eigen::Ref<VecX> phi,
                              Eigen::Ref<MatX> G) {
   for (int k : block.loops) update_loop_frames(model, kin, d, k);
-  // Each path speed's world motion column once, for all the rows it appears in (loop_row_entry).
+  // Each path speed's world motion column once, for all the rows it appears in.
   for (int j : block.path_bodies) {
     const int body = block.bodies[j];
     for (int k = 0; k < model.nv_joint[body]; ++k)
@@ -412,14 +412,16 @@ void block_position_jacobian(const Model& model, const Constraints& cons, const 
       continue;
     }
     const ConstraintData::Frame &p = d.fp[row.loop], &c = d.fc[row.loop];
-    const std::vector<ConstraintBlock::PathBody>& path = block.paths[slot];
+    const auto for_path_columns = [&](const auto& f) {  // f(column, sign) for each speed on the loop's path
+      for (const ConstraintBlock::PathBody& pb : block.paths[slot])
+        for (int k = 0, col = block.first_column[pb.body]; k < model.nv_joint[block.bodies[pb.body]]; ++k)
+          f(col + k, pb.sign);
+    };
+    const auto entries = [&](const Vec3& n, const auto& column) {
+      for_path_columns([&](int col, double sign) { G(static_cast<Eigen::Index>(r), col) = sign * n.dot(column(col)); });
+    };
     // Φ (frame_position_row) and the row's normal (loop_row_normal) from one b = Rp u.
     const Vec3 b = p.R * row.u;
-    const auto entries = [&](const Vec3& n, const auto& column) {
-      for (const ConstraintBlock::PathBody& pb : path)
-        for (int k = 0, col = block.first_column[pb.body]; k < model.nv_joint[block.bodies[pb.body]]; ++k)
-          G(static_cast<Eigen::Index>(r), col + k) = pb.sign * n.dot(column(col + k));
-    };
     if (row.kind == Kind::dot) {
       const Vec3 a = c.R * row.w;
       phi(r) = b.dot(a);
@@ -432,11 +434,10 @@ void block_position_jacobian(const Model& model, const Constraints& cons, const 
     // the row's loop, 87.7 M -> 74.5 M instructions over a 1 s rcr run of the 64-cell spatial
     // ladder, the same G bit for bit).
     if (pointed != slot) {
-      for (const ConstraintBlock::PathBody& pb : path)
-        for (int k = 0, col = block.first_column[pb.body]; k < model.nv_joint[block.bodies[pb.body]]; ++k) {
-          const auto s = d.S_world.col(col + k);
-          d.point_world.col(col + k) = s.tail<3>() + Vec3(s.head<3>()).cross(c.x);
-        }
+      for_path_columns([&](int col, double) {
+        const auto s = d.S_world.col(col);
+        d.point_world.col(col) = s.tail<3>() + Vec3(s.head<3>()).cross(c.x);
+      });
       pointed = slot;
     }
     entries(b, [&](int col) { return d.point_world.col(col); });
