@@ -194,10 +194,11 @@ struct Evaluator {
         longest = std::max(longest, static_cast<Eigen::Index>(speeds.back().size()));
       }
       scratch = MatX::Zero(1, longest);
+      on_paths = detail::path_speeds(speeds);
     }
     update_positions(model, kin, q);
     detail::update_frames(model, kin, data);
-    detail::update_motion_columns(model, kin, data);
+    detail::update_motion_columns(model, kin, on_paths, data);
     std::vector<Eigen::Triplet<double>> entries;
     for (int r = 0; r < cons.rows(); ++r) {
       detail::jacobian_row_on_path(model, cons.kept()[r], data, speeds[r], scratch, 0);
@@ -213,6 +214,7 @@ struct Evaluator {
 
  private:
   std::vector<std::vector<int>> speeds;  // row_speeds of each row
+  std::vector<int> on_paths;             // path_speeds(speeds)
   MatX scratch;                          // (1 x longest row) one row of G, zero between rows
 };
 

@@ -26,9 +26,12 @@ double time_rate_row(const Model& model, const ConstraintRow& row, double t);
 /// Row r of G for `row`, columns = global speeds; frames current; G's row r must be zero.
 void jacobian_row(const Model& model, const ConstraintRow& row, const KinematicsData& kin, const ConstraintData& d,
                   Eigen::Ref<MatX> G, int r);
-/// Every speed's world motion column [ω; v_O] into d.S_world (global speed order): one per speed
-/// for all the rows that read it (jacobian_row_on_path). Positions must be current.
-void update_motion_columns(const Model& model, const KinematicsData& kin, ConstraintData& d);
+/// The world motion columns [ω; v_O] of the given speeds into d.S_world (global speed order):
+/// one per speed for all the rows that read it (jacobian_row_on_path). Positions must be current.
+void update_motion_columns(const Model& model, const KinematicsData& kin, const std::vector<int>& speeds,
+                           ConstraintData& d);
+/// The speeds some row acts on (ascending, once each), from each row's row_speeds.
+std::vector<int> path_speeds(const std::vector<std::vector<int>>& row_speeds);
 /// Row r of G for `row` on the speeds it acts on only: out(r, j) is its entry for speeds[j], with
 /// speeds its row_speeds; O(length of its tree path). Frames and motion columns current
 /// (update_frames, update_motion_columns); out's row r must be zero.

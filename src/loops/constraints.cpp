@@ -201,10 +201,17 @@ void jacobian_row(const Model& model, const ConstraintRow& row, const Kinematics
   place_jacobian_row(model, row, d, G, r, [&](int body) { return model.v_index[body]; }, formed_motion(model, kin));
 }
 
-void update_motion_columns(const Model& model, const KinematicsData& kin, ConstraintData& d) {
-  for (int i = 0; i < model.nbodies; ++i)
-    for (int k = 0, col = model.v_index[i]; k < model.nv_joint[i]; ++k)
-      d.S_world.col(col + k) = kin.X_world[i].act_motion(kin.S.col(col + k));
+void update_motion_columns(const Model& model, const KinematicsData& kin, const std::vector<int>& speeds,
+                           ConstraintData& d) {
+  for (int k : speeds) d.S_world.col(k) = kin.X_world[model.v_body[k]].act_motion(kin.S.col(k));
+}
+
+std::vector<int> path_speeds(const std::vector<std::vector<int>>& row_speeds) {
+  std::vector<int> out;
+  for (const std::vector<int>& s : row_speeds) out.insert(out.end(), s.begin(), s.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 void jacobian_row_on_path(const Model& model, const ConstraintRow& row, const ConstraintData& d,

@@ -18,6 +18,7 @@ std::vector<std::vector<int>> row_speeds(const Model& model, const Constraints& 
 RowGram::RowGram(const Model& model, const Constraints& cons) {
   const int m = cons.rows();
   speeds_ = row_speeds(model, cons);
+  path_speeds_ = detail::path_speeds(speeds_);
   std::size_t longest = 0;
   std::vector<std::vector<int>> rows_of(model.nv);
   for (int r = 0; r < m; ++r) {
@@ -79,7 +80,7 @@ void RowGram::assemble(const MatX& G) {
 
 void RowGram::assemble(const Model& model, const Constraints& cons, const KinematicsData& kin, ConstraintData& data) {
   detail::update_frames(model, kin, data);
-  detail::update_motion_columns(model, kin, data);  // once per speed, not once per row on it
+  detail::update_motion_columns(model, kin, path_speeds_, data);  // once per speed, not once per row on it
   G_.setZero();
   for (int r = 0; r < cons.rows(); ++r) detail::jacobian_row_on_path(model, cons.kept()[r], data, speeds_[r], G_, r);
   form();

@@ -70,6 +70,7 @@ class RowGram {
 
   double fill_ = 1.0, norm_ = 0.0;
   std::vector<std::vector<int>> speeds_;  ///< of each row (row_speeds)
+  std::vector<int> path_speeds_;          ///< every speed some row acts on, ascending
   MatX G_;  ///< (m x longest speeds) G on each row's speeds
   Eigen::SparseMatrix<double> A_;  ///< upper triangle, rows and columns in the fill-reducing order
   std::vector<Term> terms_;
