@@ -203,7 +203,8 @@ void jacobian_row(const Model& model, const ConstraintRow& row, const Kinematics
 
 void update_motion_columns(const Model& model, const KinematicsData& kin, const std::vector<int>& speeds,
                            ConstraintData& d) {
-  for (int k : speeds) d.S_world.col(k) = kin.X_world[model.v_body[k]].act_motion(kin.S.col(k));
+  const auto motion = formed_motion(model, kin);
+  for (int k : speeds) d.S_world.col(k) = motion(k);
 }
 
 std::vector<int> path_speeds(const std::vector<std::vector<int>>& row_speeds) {
