@@ -274,6 +274,17 @@ TEST(Assembly, LargeLadderClosesThroughTheSparsePathToTheExactState) {
   EXPECT_LE(c.phi(a.q), 1e-12);
   EXPECT_LE((c.G(a.q) * a.u).cwiseAbs().maxCoeff(), 1e-12 * std::max(1.0, u0.cwiseAbs().maxCoeff()));
   for (int k : a.independent_speeds) EXPECT_EQ(a.u(k), u0(k));
+  // No marks, and the state sets the left posts' pivots only: past the dense budget too, those are
+  // the speeds kept, with the values given (the partition that keeps them is as well conditioned
+  // as any: each fixes its cell's parallelogram).
+  VecX given = VecX::Zero(m.nv);
+  std::vector<int> pivots;
+  for (int k = 0; k < m.nv; ++k)
+    if (s.fixed_speeds[k]) given(k) = exact.u(k), pivots.push_back(k);
+  const AssemblyResult g = assemble(m, m.loops().constraints, q0, given);
+  EXPECT_EQ(g.independent_speeds, pivots);
+  for (int k : pivots) EXPECT_EQ(g.u(k), given(k));
+  EXPECT_LE((c.G(g.q) * g.u).cwiseAbs().maxCoeff(), 1e-12 * std::max(1.0, given.cwiseAbs().maxCoeff()));
 }
 
 TEST(Assembly, LoopThatCannotCloseNamesTheLoop) {

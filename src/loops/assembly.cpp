@@ -3,7 +3,6 @@
 #include "loopdyn/loops/assembly.hpp"
 
 #include <Eigen/QR>
-#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -142,13 +141,16 @@ std::vector<int> sparse_dependent_speeds(const SparseMat& G, const std::vector<b
 
 // Estimate of cond(A) = σ_max / σ_min for A (m x r) of full column rank factored as A P = Q R:
 // σ(A) = σ(R), the largest by power iterations on RᵀR, the smallest by inverse ones (two
-// triangular solves each), from the same fixed start.
+// triangular solves each), from the same fixed start. Its entries differ from each other: a start
+// of ones can be orthogonal to an antisymmetric mode of a symmetric mechanism (a ladder's), and
+// the inverse iterations would then not see that mode's σ.
 double condition_estimate(const Spqr& qr) {
   const Eigen::Index r = qr.rank();
   if (r == 0) return 1.0;
   const SparseMat R = qr.matrixR().topLeftCorner(r, r);
   const auto upper = R.triangularView<Eigen::Upper>();
-  VecX big = VecX::Ones(r), small = VecX::Ones(r);
+  const VecX start = VecX::NullaryExpr(r, [](Eigen::Index k) { return 1.0 + 0.5 * std::sin(1.0 + static_cast<double>(k)); });
+  VecX big = start, small = start;
   double largest = 0.0, smallest_inverse = 0.0;
   for (int k = 0; k < kConditionIterations; ++k) {
     big /= big.norm();
@@ -159,6 +161,17 @@ double condition_estimate(const Spqr& qr) {
     smallest_inverse = small.norm();  // → 1 / σ_min²
   }
   return std::sqrt(largest * smallest_inverse);
+}
+
+// cond(G_d) over G's columns dep, estimated from SuiteSparseQR's factor of G_d (condition_estimate),
+// ∞ where G_d has lost rank (a pivot under the loops layer's threshold).
+double condition(const SparseMat& G, const std::vector<int>& dep) {
+  if (dep.empty()) return 1.0;
+  Spqr qr;
+  qr.setPivotThreshold(detail::pivot_threshold(max_abs(G)));
+  qr.compute(columns_of(G, dep));
+  if (qr.rank() < static_cast<Eigen::Index>(dep.size())) return std::numeric_limits<double>::infinity();
+  return condition_estimate(qr);
 }
 
 // Minimum-norm least-squares solver for a dependent block, with a relative rank threshold.
@@ -224,49 +237,39 @@ struct Evaluator {
 std::vector<int> choose_dependent_speeds(const SparseMat& G, const std::vector<bool>& fixed) {
   if (dense_affordable(G)) return dependent_speeds(MatX(G), fixed);
   std::vector<int> dep = sparse_dependent_speeds(G, fixed);
-  if (dep.empty()) return dep;  // G ≈ 0: nothing to condition
-  Spqr qr;
-  qr.setPivotThreshold(detail::pivot_threshold(max_abs(G)));
-  qr.compute(columns_of(G, dep));
-  if (condition_estimate(qr) <= kSparseConditionLimit) return dep;
+  if (condition(G, dep) <= kSparseConditionLimit) return dep;
   return dependent_speeds(MatX(G), fixed);
 }
 
-// cond(G_d) = σ_max / σ_min over G's columns dep (dense G only), ∞ where G_d lost rank.
-double dense_condition(const MatX& G, const std::vector<int>& dep) {
-  if (dep.empty()) return 1.0;
-  // Divide and conquer: the same singular values as Jacobi's one-sided rotations (to round-off of
-  // σ_max, all a ratio of conditions needs), in a fraction of the time: with Jacobi's, `loopdyn
-  // simulate` of the 64-cell spatial ladder spent 0.8 s here before a 0.07 s run (86aea3c).
-  const VecX sigma = Eigen::BDCSVD<MatX>(columns_of(G, dep)).singularValues();
-  const double smallest = sigma(static_cast<Eigen::Index>(dep.size()) - 1);
-  return smallest > 0.0 ? sigma(0) / smallest : std::numeric_limits<double>::infinity();
-}
-
 // No speed marked: the speeds u0 sets (≠ 0; the others left 0, unknown to the user) become the
-// fixed ones, and `dep` the partition that keeps them, when some but not all are set, G is
-// dense_affordable and that partition is within kGivenConditionRatio of the condition of `dep`,
-// the best-conditioned one; else both stay as they are.
+// fixed ones, and `dep` the partition that keeps them (chosen as choose_dependent_speeds chooses),
+// when some but not all are set and that partition is conditioned within kGivenConditionRatio of
+// `dep`'s, the partition chosen for the best conditioning; else both stay as they are. The
+// conditions are estimates from sparse factors: the dense SVDs they replace (2 x 145 M
+// instructions for the 64-cell spatial ladder's 256 x 256 blocks) made its start state cost more
+// than its 1 s run, and larger mechanisms did not keep the given speeds at all.
 void prefer_given_speeds(const SparseMat& G, const VecX& u0, std::vector<bool>& fixed, std::vector<int>& dep) {
   std::vector<bool> given(static_cast<std::size_t>(u0.size()));
   for (Eigen::Index k = 0; k < u0.size(); ++k) given[static_cast<std::size_t>(k)] = u0(k) != 0.0;
   const auto set = std::count(given.begin(), given.end(), true);
-  if (set == 0 || set == u0.size() || !dense_affordable(G)) return;
-  const MatX dense(G);
-  std::vector<int> kept = dependent_speeds(dense, given);  // choose_dependent_speeds' dense path
-  if (kept != dep && dense_condition(dense, kept) > kGivenConditionRatio * dense_condition(dense, dep)) return;
+  if (set == 0 || set == u0.size()) return;
+  std::vector<int> kept = choose_dependent_speeds(G, given);
+  if (kept != dep && condition(G, kept) > kGivenConditionRatio * condition(G, dep)) return;
   fixed = std::move(given);
   dep = std::move(kept);
 }
 
-// x of least ‖G_d x − b‖₂ (G_d: G's columns dep): minimum-norm by complete orthogonal
-// decomposition where dense_affordable, else SuiteSparseQR's basic solution (the same where G_d
-// has full column rank, as it has away from singular configurations).
+// x of least ‖G_d x − b‖₂ (G_d: G's columns dep): SuiteSparseQR's basic solution where G_d has
+// full column rank and is conditioned within kSparseConditionLimit (the unique least-squares
+// solution, as it is away from singular configurations); else minimum-norm by complete orthogonal
+// decomposition where dense_affordable, and the basic solution beyond. The dense decomposition of
+// the 64-cell spatial ladder's 256 x 256 block cost 50 M instructions, a third of its start state.
 VecX solve_dependent(const SparseMat& G, const std::vector<int>& dep, const VecX& b) {
-  if (dense_affordable(G)) return factor(columns_of(MatX(G), dep)).solve(b);
   Spqr qr;
   qr.setPivotThreshold(detail::pivot_threshold(max_abs(G)));
   qr.compute(columns_of(G, dep));
+  const bool regular = qr.rank() == static_cast<Eigen::Index>(dep.size()) && condition_estimate(qr) <= kSparseConditionLimit;
+  if (!regular && dense_affordable(G)) return factor(columns_of(MatX(G), dep)).solve(b);
   return qr.basic_solution(b);
 }
 
