@@ -162,6 +162,18 @@ TEST(Cli, BadInputFailsWithOneLine) {
   for (const char* end : {"inf", "nan"})
     expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --t-end " + end),
                           "the end time t_end must be a finite number of seconds, got " + std::string(end));
+  // The settings every method shares, checked for every method (the four-bar runs embedding):
+  // each of these ran (a negative α or rank tolerance to a wrong motion or the watch's stop), or
+  // crashed (100,000 threads: TBB's arena, after the run).
+  for (const auto& [option, why] : std::vector<std::pair<std::string, std::string>>{
+           {" --baumgarte-alpha -5", "α (--baumgarte-alpha, 1/s) must be finite and >= 0"},
+           {" --baumgarte-beta -5", "β (--baumgarte-beta, 1/s) must be finite and >= 0"},
+           {" --rank-tolerance -1", "(--rank-tolerance) must be > 0 and < 1, got -1"},
+           {" --position-tolerance 0", "(--position-tolerance) must be finite and > 0, got 0"},
+           {" --max-position-iterations 0", "(--max-position-iterations) must be at least 1, got 0"},
+           {" --partition-condition-growth 1", "(--partition-condition-growth) must be finite and > 1, got 1"},
+           {" --method dca --threads 100000", "(--threads) must be >= 0 (0: the machine's cores) and at most 4096"}})
+    expect_one_line_error(run("simulate " + models() + "/fourbar_anderson.yaml --t-end 0.01" + option), why);
   const auto bad = scratch("bad.yaml");
   std::ofstream(bad) << "name: x\nbodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, 1]\njoints:\n"
                         "  - {name: j, type: revolute, parent: ground, child: a, axis: [0, 0, 0]}\n";

@@ -1,6 +1,9 @@
 #include "loopdyn/formulations/registry.hpp"
 
+#include <cmath>
 #include <deque>
+#include <sstream>
+#include <stdexcept>
 #include <type_traits>
 
 #include "loopdyn/formulations/dca.hpp"
@@ -119,8 +122,35 @@ std::string methods_markdown() {
   return s;
 }
 
+void check_settings(const LoopMethodSettings& s) {
+  auto check = [](bool ok, const char* what, double value) {
+    if (ok) return;
+    std::ostringstream out;
+    out << what << ", got " << value;
+    throw std::invalid_argument(out.str());
+  };
+  check(std::isfinite(s.baumgarte_alpha) && s.baumgarte_alpha >= 0.0,
+        "the Baumgarte damping α (`baumgarte_alpha`, 1/s) must be finite and >= 0 (a negative α makes the closure "
+        "errors grow)",
+        s.baumgarte_alpha);
+  check(std::isfinite(s.baumgarte_beta) && s.baumgarte_beta >= 0.0,
+        "the Baumgarte stiffness β (`baumgarte_beta`, 1/s) must be finite and >= 0", s.baumgarte_beta);
+  check(s.rank_tolerance > 0.0 && s.rank_tolerance < 1.0, "the rank tolerance (`rank_tolerance`) must be > 0 and < 1",
+        s.rank_tolerance);
+  check(std::isfinite(s.position_tolerance) && s.position_tolerance > 0.0,
+        "the position tolerance (`position_tolerance`) must be finite and > 0", s.position_tolerance);
+  check(s.max_position_iterations >= 1, "the Newton iterations of the position analysis (`max_position_iterations`) "
+        "must be at least 1", s.max_position_iterations);
+  check(std::isfinite(s.partition_condition_growth) && s.partition_condition_growth > 1.0,
+        "the growth of the dependent block's condition (`partition_condition_growth`) must be finite and > 1",
+        s.partition_condition_growth);
+  check(s.threads >= 0 && s.threads <= kMostThreads,
+        "the number of threads (`threads`) must be >= 0 (0: the machine's cores) and at most 4096", s.threads);
+}
+
 std::unique_ptr<Formulation> make_formulation(std::string_view name, const Model& model,
                                               const FormulationSettings& settings) {
+  check_settings(settings);
   const MethodInfo& m = method_info(name);
   if (!m.implemented())
     throw ModelError("method '" + std::string(name) + "' (paper " + std::string(m.paper) + ") is not implemented yet");

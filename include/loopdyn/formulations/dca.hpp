@@ -116,7 +116,7 @@ class Dca final : public Formulation {
   static constexpr int kParallelLoopGrain = 128;
 
   /// Throws std::invalid_argument naming the setting for α, μ, Ω, tolerances not finite and > 0
-  /// (μ, Ω >= 0), iterations < 1 or threads < 0.
+  /// (μ, Ω >= 0), iterations < 1, or a shared setting out of range (check_settings).
   Dca(const Model& model, const FormulationSettings& settings);
   ~Dca() override;
   std::string_view name() const override { return "dca"; }

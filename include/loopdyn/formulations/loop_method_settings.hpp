@@ -47,6 +47,16 @@ struct LoopMethodSettings {
   int threads = 0;
 };
 
+/// Most threads a run may ask for (`threads`): more than any machine's cores; far past it TBB's
+/// arena crashes (at 100,000).
+inline constexpr int kMostThreads = 4096;
+
+/// Throws std::invalid_argument naming the first setting out of its range (`name`, what it must
+/// be, the value): α, β finite and >= 0; rank_tolerance in (0, 1); position_tolerance finite and
+/// > 0; max_position_iterations >= 1; partition_condition_growth finite and > 1; threads in
+/// 0 .. kMostThreads. make_formulation checks them for every method.
+void check_settings(const LoopMethodSettings& settings);
+
 /// The options of LoopMethodSettings.
 inline const OptionTable<LoopMethodSettings>& loop_method_options() {
   using S = LoopMethodSettings;

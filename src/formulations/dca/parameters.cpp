@@ -16,6 +16,7 @@ void check_setting(bool ok, const char* what, double value) { detail::check_sett
 }  // namespace
 
 Parameters parameters_of(const FormulationSettings& settings) {
+  check_settings(settings);
   Parameters p;
   p.alpha = settings.dca.alpha;
   p.mu = settings.dca.mu;
@@ -37,8 +38,6 @@ Parameters parameters_of(const FormulationSettings& settings) {
                                   std::pair{p.eps_v, "ε_v (`dca_velocity_tolerance`) must be finite and > 0"},
                                   std::pair{p.eps_a, "ε_a (`dca_acceleration_tolerance`) must be finite and > 0"}})
     check_setting(std::isfinite(eps) && eps > 0.0, what, eps);
-  check_setting(settings.threads >= 0, "the number of threads (`threads`) must be >= 0 (0: the machine's cores)",
-                settings.threads);
   return p;
 }
 

@@ -18,7 +18,7 @@ struct Parameters {
 
 /// Reads every dca setting (and the shared threads and rank tolerance) of `settings`. Throws
 /// std::invalid_argument naming the setting for α, μ, Ω, tolerances not finite and > 0 (μ, Ω >= 0),
-/// iterations < 1 or threads < 0.
+/// iterations < 1, or a shared setting out of range (check_settings: threads, rank tolerance).
 Parameters parameters_of(const FormulationSettings& settings);
 
 }  // namespace loopdyn::dca
