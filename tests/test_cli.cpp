@@ -174,6 +174,10 @@ TEST(Cli, BadInputFailsWithOneLine) {
            {" --partition-condition-growth 1", "(--partition-condition-growth) must be finite and > 1, got 1"},
            {" --method dca --threads 100000", "(--threads) must be >= 0 (0: the machine's cores) and at most 4096"}})
     expect_one_line_error(run("simulate " + models() + "/fourbar_anderson.yaml --t-end 0.01" + option), why);
+  expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --output-dt 1e-12"),
+                        "makes 1e+13 rows, more than the 1e+07 a run keeps in memory");
+  expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --rtol 1e-20"),
+                        "dopri5's rtol 1e-20 is below 2.22045e-14 (100 x the double precision)");
   const auto bad = scratch("bad.yaml");
   std::ofstream(bad) << "name: x\nbodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, 1]\njoints:\n"
                         "  - {name: j, type: revolute, parent: ground, child: a, axis: [0, 0, 0]}\n";

@@ -29,6 +29,8 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -104,6 +106,14 @@ class Driver {
       if (!(set_.rtol >= 0.0) || !(set_.atol >= 0.0) || !(set_.rtol + set_.atol > 0.0))
         throw std::invalid_argument("integrate: " + std::string(to_string(set_.kind)) +
                                     " needs rtol >= 0, atol >= 0, rtol + atol > 0");
+      // Hairer's codes refuse rtol <= 10 ε, SciPy raises it to 100 ε: below, a step's own round-off
+      // outweighs the error allowed and the step size shrinks to underflow (rtol 1e-20 did, at t = 0).
+      if (set_.rtol > 0.0 && set_.rtol < kSmallestRtol) {
+        std::ostringstream s;
+        s << "integrate: " << to_string(set_.kind) << "'s rtol " << set_.rtol << " is below " << kSmallestRtol
+          << " (100 x the double precision), which no step can meet: its own round-off is larger";
+        throw std::invalid_argument(s.str());
+      }
       if (!(set_.dt_max > 0.0)) throw std::invalid_argument("integrate: dt_max must be positive");
       if (std::isnan(set_.dt)) throw std::invalid_argument("integrate: dt is NaN");
     } else if (!(set_.dt > 0.0) || !std::isfinite(set_.dt)) {

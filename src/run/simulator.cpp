@@ -40,8 +40,16 @@ bool same_rows(const Constraints& a, const Constraints& b) {
 // rather than accumulated sums, so that times are exact multiples.
 std::vector<double> piece_times(double origin, double after, double t_end, double dt) {
   if (!(dt > 0.0) || !std::isfinite(dt)) throw std::invalid_argument("output_dt must be finite and > 0");
-  const long n = static_cast<long>(std::floor((t_end - origin) / dt + 1e-9));
-  long k = std::max(0L, static_cast<long>(std::floor((after - origin) / dt)));
+  const double last = std::floor((t_end - origin) / dt + 1e-9), first = std::floor((after - origin) / dt);
+  if (last - std::max(first, 0.0) > kMostOutputRows) {
+    std::ostringstream s;
+    s << "a row every output_dt = " << format_time(dt) << " s up to t = " << format_time(t_end) << " makes "
+      << last - std::max(first, 0.0) << " rows, more than the " << kMostOutputRows
+      << " a run keeps in memory: a larger output_dt, or a shorter run";
+    throw std::invalid_argument(s.str());
+  }
+  const long n = static_cast<long>(last);
+  long k = std::max(0L, static_cast<long>(first));
   while (origin + static_cast<double>(k) * dt <= after) ++k;
   std::vector<double> times;
   for (; k <= n; ++k) times.push_back(std::min(origin + static_cast<double>(k) * dt, t_end));

@@ -44,10 +44,13 @@ constexpr bool error_controlled(IntegratorKind kind) {
   return kind == IntegratorKind::dopri5 || kind == IntegratorKind::bdf;
 }
 
+/// Smallest rtol > 0 dopri5 and bdf take: 100 ε (integrate refuses a smaller one).
+inline constexpr double kSmallestRtol = 100.0 * std::numeric_limits<double>::epsilon();
+
 struct IntegratorSettings {
   IntegratorKind kind = IntegratorKind::rk4;
   double dt = 1e-3;       ///< fixed step (rk2, rk4); initial step guess for dopri5, bdf (<= 0: automatic)
-  double rtol = 1e-8;     ///< relative tolerance (dopri5, bdf)
+  double rtol = 1e-8;     ///< relative tolerance (dopri5, bdf): 0 or at least kSmallestRtol
   double atol = 1e-10;    ///< absolute tolerance (dopri5, bdf)
   double dt_max = std::numeric_limits<double>::infinity();  ///< largest step (dopri5, bdf)
   long max_steps = 100'000'000;

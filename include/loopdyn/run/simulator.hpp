@@ -85,7 +85,12 @@ struct LoopsClear {
   double ratio = 0.0;  ///< the lower bound of ρ/ρ(q0) there
 };
 
+/// Most output rows a run writes: a trajectory is kept in memory (`--output-dt 1e-12` over 10 s
+/// asked for 1e13 rows and took gigabytes a second until it ran out).
+inline constexpr double kMostOutputRows = 1e7;
+
 /// Output times 0, dt, 2 dt, ... up to and including t_end (t_end appended when not a multiple).
+/// Throws std::invalid_argument past kMostOutputRows.
 std::vector<double> output_times(double t_end, double output_dt);
 
 /// Where a run can go on with another method (Simulator::resume; run.hpp's hand-over): the
