@@ -252,5 +252,16 @@ TEST(Rcr, ACouplingOnAClosedLoopsJointsIsOutOfScope) {
   EXPECT_NE(problem.find("hold"), std::string::npos) << problem;
 }
 
+// A free joint closing a loop constrains nothing: rcr's scope check took its empty rows to an SVD
+// of no row, and `loopdyn info` crashed (exit 139) on such a model.
+TEST(Rcr, ALoopClosedByAFreeJointHasNoRowsToCheck) {
+  Mechanism m;
+  m.add_body("a", 1.0, Vec3::Zero(), Vec3(0.1, 0.1, 0.1).asDiagonal());
+  m.add_joint("j", JointType::revolute, "ground", "a").axis = Vec3::UnitZ();
+  m.add_joint("c", JointType::free, "ground", "a").cut = true;
+  const Model model = Model::build(m);
+  EXPECT_EQ(Rcr::out_of_scope(model, model.q0), "");
+}
+
 }  // namespace
 }  // namespace loopdyn

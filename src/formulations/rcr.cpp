@@ -125,6 +125,8 @@ std::string one_at_a_time_problem(const Model& model, const std::vector<LoopInfo
     std::vector<char> earlier(model.nv, 0);  // speeds an earlier loop of the body acts on
     for (const LoopInfo& info : body) {
       const ConstraintBlock block = loop_block(model, info);
+      // No row (a free joint closing the loop): nothing to solve, and JacobiSVD of 0 x n crashes.
+      if (block.rows.empty()) continue;
       VecX phi(block.rows.size());
       MatX G(block.rows.size(), block.columns);
       block_position_jacobian(model, rows, block, kin, kWithoutDrives, data, phi, G);
