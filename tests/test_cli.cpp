@@ -178,6 +178,14 @@ TEST(Cli, BadInputFailsWithOneLine) {
                         "makes 1e+13 rows, more than the 1e+07 a run keeps in memory");
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --rtol 1e-20"),
                         "dopri5's rtol 1e-20 is below 2.22045e-14 (100 x the double precision)");
+  // An output onto its input: the model was replaced by its trajectory, the URDF by YAML (exit 0).
+  const auto same = scratch("same.yaml");
+  std::filesystem::copy_file(models() + "/double_pendulum.yaml", same, std::filesystem::copy_options::overwrite_existing);
+  expect_one_line_error(run("simulate " + same.string() + " --t-end 0.01 --out " + same.string()),
+                        "--out '" + same.string() + "' is the input file");
+  expect_one_line_error(run("convert " + same.string() + " --out " + same.string()), "is the input file");
+  std::ifstream kept(same);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}).rfind("#", 0), 0u) << "the model was overwritten";
   const auto bad = scratch("bad.yaml");
   std::ofstream(bad) << "name: x\nbodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, 1]\njoints:\n"
                         "  - {name: j, type: revolute, parent: ground, child: a, axis: [0, 0, 0]}\n";

@@ -295,6 +295,7 @@ int view(const ViewOptions& o) {
   const Mechanism mechanism = load_model(o.model);
   const Model model = Model::build(mechanism);
   const std::string out = o.out.empty() ? page_path(o.run) : o.out;
+  for (const std::string& input : {o.model, o.run}) refuse_overwriting(input, out, "the page");
   write_page(out, o.model, mechanism, model, read_csv(o.run), o.run, o.plots);
   std::printf("wrote       %s (%.1f MB)\n", out.c_str(), static_cast<double>(std::filesystem::file_size(out)) / 1e6);
   return 0;
@@ -363,6 +364,8 @@ void print_summary(const SimulateOptions& o, const RunSettings& settings, const 
 
 int simulate(const SimulateOptions& o) {
   if (!o.plots.empty() && !o.view) throw std::invalid_argument("--plot is for the --view page: add --view");
+  refuse_overwriting(o.model, o.out, "--out");
+  if (o.view) refuse_overwriting(o.model, page_path(o.out), "the --view page");
   PhaseTimes times;
   auto clock = std::chrono::steady_clock::now();
   const auto lap = [&clock](double& phase) {

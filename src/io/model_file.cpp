@@ -20,6 +20,7 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -951,7 +952,15 @@ void save_mechanism(const Mechanism& m, const std::string& path) {
   if (!out) throw ModelError("cannot write model file '" + path + "'");
 }
 
+void refuse_overwriting(const std::string& input, const std::string& out, const std::string& what) {
+  std::error_code ec;  // false without it where either file does not exist
+  if (!out.empty() && std::filesystem::equivalent(input, out, ec))
+    throw std::invalid_argument(what + " '" + out + "' is the input file '" + input +
+                                "' itself, which writing it would overwrite: write it elsewhere");
+}
+
 std::string convert_model_file(const std::string& path, const std::string& out, std::vector<std::string>* notes) {
+  refuse_overwriting(path, out, "the output file");
   const Mechanism m = load_mechanism(path, notes);
   (void)Model::build(m);
   if (!out.empty()) save_mechanism(m, out);

@@ -29,10 +29,16 @@ std::string write_mechanism(const Mechanism& m);
 /// be written.
 void save_mechanism(const Mechanism& m, const std::string& path);
 
+/// Throws std::invalid_argument when `out` names the file `input` (by any of its names), which
+/// writing `out` would overwrite: `loopdyn simulate m.yaml --out m.yaml` replaced the model by its
+/// trajectory, `convert r.urdf --out r.urdf` the URDF by YAML, without a word. `what` names the
+/// output in the message (an option, "the page").
+void refuse_overwriting(const std::string& input, const std::string& out, const std::string& what);
+
 /// `loopdyn convert` and Python's loopdyn.convert: loads any model file load_mechanism reads,
 /// checks it by building its Model (so that a file that would not load is never written; throws
 /// as Model::build does), writes it with save_mechanism when `out` is not empty, and returns
-/// write_mechanism's text of it. `notes` as load_mechanism's.
+/// write_mechanism's text of it (refuse_overwriting: `out` is not `path`). `notes` as load_mechanism's.
 std::string convert_model_file(const std::string& path, const std::string& out,
                                std::vector<std::string>* notes = nullptr);
 
