@@ -578,6 +578,14 @@ TEST(UrdfErrors, LinkWithTwoParents) {
                {"t.urdf:7:", "joint 'l'", "link 'b' is already the child of joint 'k'", "<loop_joint>"});
 }
 
+// Links on a cycle of joints apart from the root have a parent each, so urdfdom keeps the file;
+// the reader stopped on them with "map::at" and no line.
+TEST(UrdfErrors, CycleApartFromTheRoot) {
+  expect_parts(urdf_error(robot(world_and_a + link("b") + link("c") + joint("j", "continuous", "world", "a") +
+                                joint("k", "continuous", "b", "c") + joint("l", "continuous", "c", "b"))),
+               {"t.urdf:4:", "link 'b' is not reached from the root link 'world'", "<loop_joint>"});
+}
+
 TEST(UrdfErrors, WorldWithAnInertial) {
   expect_parts(urdf_error(robot("<link name=\"world\">\n<inertial><mass value=\"1\"/>"
                                 "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n" +

@@ -479,6 +479,13 @@ Mechanism Converter::convert() {
   const urdf::LinkConstSharedPtr root = model_.getRoot();
   place_root(*root);
   const tinyxml2::XMLElement& robot = doc_.robot();
+  // urdfdom finds the root among links without a parent joint; links on a cycle of joints that
+  // does not pass through it have a parent each and are never reached from it.
+  for (const auto* e = robot.FirstChildElement("link"); e; e = e->NextSiblingElement("link"))
+    if (!places_.count(e->Attribute("name")))
+      fail_at(e->GetLineNum(), "link '" + std::string(e->Attribute("name")) + "' is not reached from the root link '" +
+                                   root->name + "': its joints form a cycle apart from the tree (URDF links form a "
+                                   "tree from one root; close a loop with <loop_joint>)");
   for (const auto* e = robot.FirstChildElement("link"); e; e = e->NextSiblingElement("link")) {
     const urdf::LinkConstSharedPtr link = model_.getLink(e->Attribute("name"));
     if (places_.at(link->name).body != link->name) continue;
