@@ -146,6 +146,30 @@ TEST(Model, BuilderErrorsNameThePlaceAndTheProblem) {
   m = base;
   m.forces.push_back({JointForceSpec{"j", {1.0, 2.0}}, "m.yaml:9"});
   expect_error(m, {"m.yaml:9: ", "joint_force", "needs 1 values"});
+  // Names head CSV columns: a comma or a line break made other columns of one (exit 0).
+  for (const std::string name : {"x,y", "x\ny", "x\ty"}) {
+    m = base;
+    m.joints[0].name = name;
+    expect_error(m, {"joint '" + name + "'", "cannot hold a comma or a control character"});
+    m = base;
+    m.bodies[0].name = name;
+    m.joints[0].child = name;
+    expect_error(m, {"body '" + name + "'", "cannot hold a comma"});
+  }
+  m = base;
+  m.markers.push_back({"tip", "a", Vec3::Zero(), ""});
+  m.markers.push_back({"tip", "a", Vec3::UnitX(), ""});
+  expect_error(m, {"duplicate marker name 'tip'"});
+  // A negative damper feeds energy in (URDF refused it; YAML and MJCF ran to 5e6 rad/s).
+  m = base;
+  m.forces.push_back({JointSpringDamperSpec{"j", -3.0, -1.0, 0.0}, "m.yaml:11"});
+  expect_error(m, {"m.yaml:11: ", "joint_spring_damper on 'j'", "damping must not be negative"});
+  m = base;
+  m.forces.push_back({PointSpringDamperSpec{"ground", "a", Vec3::Zero(), Vec3::Zero(), 1.0, -0.5, 0.0}, ""});
+  expect_error(m, {"point_spring_damper", "damping must not be negative"});
+  m = base;  // a negative stiffness alone is a snap-through element
+  m.forces.push_back({JointSpringDamperSpec{"j", -3.0, 0.0, 0.0}, ""});
+  EXPECT_NO_THROW(Model::build(m));
   m = base;
   m.bodies[0].inertia = Vec3(1, 1, 3).asDiagonal();
   expect_error(m, {"body 'a'", "triangle inequality"});

@@ -4,6 +4,7 @@
 // rows; `auto` hands over on every stop of its first choice.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "absolute_coordinates.hpp"
@@ -412,6 +413,32 @@ TEST(RunWatch, TheBalanceIsJudgedAboveItsRoundOff) {
   const RunResult r = run(model, model.q0, model.u0, default_run(1e-3));
   ASSERT_TRUE(r.completed()) << r.stop.message;
   EXPECT_GT(r.trajectory.watch.steps, 0);
+}
+
+// A spring of negative stiffness stores negative energy; the watch scaled its bound by the signed
+// energy, so atol's share turned negative and this correct run was stopped at t = 0.002 (with the
+// watch off it held its energy to 3e-9). Without gravity the motion is exact: I q̈ = |k| q, so
+// q = q0 cosh(ω t) with ω² = |k| / I, I = 1 kg m² (the bob at 1 m) + 0.01 (its own). dopri5 at
+// rtol 1e-8 on a motion growing like e^(ω t) keeps a few 1e-8 of q; 1e-6 leaves margin, while a
+// sign slip in the spring's torque gives cos instead of cosh (q of the other sign).
+TEST(RunWatch, ASpringOfNegativeStiffnessIsWatchedByItsSize) {
+  Mechanism m;
+  m.name = "snap_through";
+  m.gravity = Vec3::Zero();
+  m.add_body("bob", 1.0, Vec3(0, 0, -1), Vec3(0.01, 0.01, 0.01).asDiagonal());
+  JointSpec& pivot = m.add_joint("pivot", JointType::revolute, "ground", "bob");
+  pivot.axis = Vec3::UnitY();
+  pivot.q = {0.5};
+  m.forces.push_back({JointSpringDamperSpec{"pivot", -1000.0, 0.0, 0.0}, ""});
+  const Model model = Model::build(m);
+  const RunResult r = run(model, model.q0, model.u0, default_run(0.1));
+  ASSERT_TRUE(r.completed()) << r.stop.message;
+  const Trajectory& traj = r.trajectory;
+  const double omega = std::sqrt(1000.0 / 1.01);
+  for (std::size_t k = 0; k < traj.rows.size(); ++k) {
+    const double t = traj.at(k, "t"), exact = 0.5 * std::cosh(omega * t);
+    EXPECT_NEAR(traj.at(k, "q.pivot"), exact, 1e-6 * exact) << "t = " << t;
+  }
 }
 
 }  // namespace

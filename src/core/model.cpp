@@ -3,11 +3,13 @@
 #include "loopdyn/core/model.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 #include <deque>
-#include <unordered_map>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/model_tree.hpp"
 
@@ -77,8 +79,27 @@ void check_inertia(const BodySpec& b) {
   }
 }
 
+// A name heads CSV columns (q.<joint>, <marker>.x, ...): a comma or a line break in it made a
+// header of other columns, which `loopdyn view` then refused, from a run that exited 0.
+void check_name(const std::string& name, const std::string& kind, const std::string& where) {
+  if (name.empty()) fail(where, kind + " with an empty name");
+  const bool control = std::any_of(name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+  if (control || name.find(',') != std::string::npos)
+    fail(where, kind + " '" + name + "': a name cannot hold a comma or a control character (a line break, a tab): " +
+                    "it heads the columns of the CSV");
+}
+
+// A damper takes energy out; a negative coefficient feeds it in, and on a light joint the motion
+// grew like e^(|c| t / I) (an MJCF damping="-1": 5e6 rad/s within 0.06 s, the run crawling). URDF
+// refused it already. A negative stiffness is a physical element (snap-through) and stays.
+void check_damping(double damping, const std::string& who, const std::string& where) {
+  if (damping < 0.0)
+    fail(where, who + ": damping must not be negative (a damper takes energy out; for an element that feeds it "
+                      "in, use a joint_force with a profile or a force callback)");
+}
+
 void check_body(const BodySpec& b) {
-  if (b.name.empty()) fail(b.where, "body with an empty name");
+  check_name(b.name, "body", b.where);
   if (b.name == ground_name) fail(b.where, "body 'ground' is reserved for the fixed world");
   if (!std::isfinite(b.mass) || b.mass <= 0.0) {
     std::ostringstream s;
@@ -295,7 +316,7 @@ Model detail::build_tree(const Mechanism& mech) {
   joint_of.reserve(static_cast<std::size_t>(nj));
   for (int j = 0; j < nj; ++j) {
     const JointSpec& s = mech.joints[j];
-    if (s.name.empty()) fail(s.where, "joint with an empty name");
+    check_name(s.name, "joint", s.where);
     if (!joint_of.emplace(s.name, j).second) fail(s.where, "duplicate joint name '" + s.name + "'");
     const auto who = [&] { return "joint '" + s.name + "': "; };  // built for a message only
     parent_of[j] = find_body(s.parent, s.where, [&] { return who() + "parent: "; });
@@ -428,7 +449,10 @@ Model detail::build_tree(const Mechanism& mech) {
   }
 
   // Markers.
+  std::unordered_set<std::string> marker_names;
   for (const MarkerSpec& mk : mech.markers) {
+    check_name(mk.name, "marker", mk.where);
+    if (!marker_names.insert(mk.name).second) fail(mk.where, "duplicate marker name '" + mk.name + "'");
     if (!mk.point.allFinite()) fail(mk.where, "marker '" + mk.name + "': point is not finite");
     m.markers.push_back({mk.name, to_model(find_body(mk.body, mk.where, [&] { return "marker '" + mk.name + "': "; })), mk.point});
   }
@@ -453,6 +477,7 @@ Model detail::build_tree(const Mechanism& mech) {
             if (m.nv_joint[f.joint] != 1 || m.nq_joint[f.joint] != 1)
               fail(fs.where, "joint_spring_damper: joint '" + e.joint + "' must have one coordinate");
             f.stiffness = e.stiffness, f.damping = e.damping, f.rest = e.rest;
+            check_damping(e.damping, "joint_spring_damper on '" + e.joint + "'", fs.where);
           } else if constexpr (std::is_same_v<E, PointSpringDamperSpec>) {
             f.kind = ModelForce::Kind::point_spring_damper;
             f.body1 = to_model(find_body(e.body1, fs.where, [] { return std::string("point_spring_damper: body1: "); }));
@@ -461,6 +486,7 @@ Model detail::build_tree(const Mechanism& mech) {
             f.point1 = e.point1, f.point2 = e.point2;
             f.stiffness = e.stiffness, f.damping = e.damping, f.rest = e.rest_length;
             if (e.rest_length < 0.0) fail(fs.where, "point_spring_damper: rest_length must not be negative");
+            check_damping(e.damping, "point_spring_damper", fs.where);
           } else if constexpr (std::is_same_v<E, JointForceSpec>) {
             f.kind = ModelForce::Kind::joint_force;
             f.joint = tree_joint_index(e.joint, "joint_force");

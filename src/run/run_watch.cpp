@@ -109,9 +109,13 @@ void RunWatch::check_balance(double t, const KinematicsData& kin, const VecX& q,
   summary_.balance_scale =
       std::max({summary_.balance_scale, e.kinetic + std::abs(e.gravity - start_gravity_) + std::abs(work), 1e-9});
   summary_.worst_balance = std::max(summary_.worst_balance, std::abs(balance));
-  const double roundoff =
-      kWatchRoundoff * std::numeric_limits<double>::epsilon() * (gravity_terms_ + e.kinetic + std::abs(work));
-  const double moved = (gravity_terms_ + e.kinetic + e.springs) / std::min(1.0, summary_.length);
+  // A spring of negative stiffness (a snap-through element) stores negative energy: its size, not
+  // its sign, scales the round-off and the motion (with e.springs, atol's share of the bound was
+  // negative, and a pendulum on a -1000 N m/rad spring was stopped at its third step).
+  const double springs = std::abs(e.springs);
+  const double roundoff = kWatchRoundoff * std::numeric_limits<double>::epsilon() *
+                          (gravity_terms_ + e.kinetic + springs + std::abs(work));
+  const double moved = (gravity_terms_ + e.kinetic + springs) / std::min(1.0, summary_.length);
   const double bound =
       std::max(balance_factor() * (summary_.accuracy * summary_.balance_scale + atol_ * moved), roundoff);
   if (!(std::abs(balance) <= bound))
