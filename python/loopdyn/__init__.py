@@ -138,11 +138,19 @@ class Mechanism:
         return f"{where[int(line) - 1]}: {rest}"
 
 
+def _required(model: _typing.Any, where: str) -> Model:
+    """model, when it is a loopdyn.Model; else TypeError naming the call."""
+    if not isinstance(model, Model):
+        raise TypeError(f"{where}: model must be a loopdyn.Model (loopdyn.load(path), Mechanism.build(), "
+                        f"loopdyn.ladder(...)), got {type(model).__name__}")
+    return model
+
+
 def method(model: Model, name: str = "auto", integrator: str = "dopri5", **options: _typing.Any) -> Method:
     """The formulation `name` for model (docs/methods.md); `auto` picks one for the integrator.
     options: the methods' settings by name (loopdyn.options("method") lists them)."""
     if name == "auto":
-        name = model.default_method(integrator=integrator)["method"]
+        name = _required(model, "method()").default_method(integrator=integrator)["method"]
     return Method(model, name, **options)
 
 
@@ -229,7 +237,7 @@ def simulate(model: Model, method: str = "auto", q0: _typing.Optional[_npt.Array
     options: the run's and the methods' settings by name (loopdyn.options() lists them with their
     defaults; docs/methods.md, "Options"):
     """
-    q, u, initial = model._start_state(q0, u0, assemble)
+    q, u, initial = _required(model, "simulate()")._start_state(q0, u0, assemble)
     columns, data, stats, events, ran, handovers, stop, message, raised = _simulate(model, q, u, forces, method=method,
                                                                                     **options)
     if isinstance(raised, KeyboardInterrupt):
@@ -240,14 +248,14 @@ def simulate(model: Model, method: str = "auto", q0: _typing.Optional[_npt.Array
         if t > 0 and k >= 2:
             continue
         if t > 0 and k == 1:
-            message = (f"auto: {target} goes on from {source}'s state at {reason}; later hand-overs between them "
-                       "are in result.handovers")
+            note = (f"auto: {target} goes on from {source}'s state at {reason}; later hand-overs between them "
+                    "are in result.handovers")
         else:
             went = (f"{target} goes on from {source}'s state at t = {t:.9g}, where its guard stopped it (the rows "
                     f"before are kept); {target} crosses singular configurations" if t > 0 else
                     f"starting again with {target}, which crosses singular configurations")
-            message = f"auto: {source} stopped: {reason}\nauto: {went}"
-        _warnings.warn(message, RuntimeWarning, stacklevel=2)
+            note = f"auto: {source} stopped: {reason}\nauto: {went}"
+        _warnings.warn(note, RuntimeWarning, stacklevel=2)
     result = Result(columns, data, ran, stats, events, initial, handovers)
     if stop:
         error = _STOPS[stop](message)
@@ -266,7 +274,7 @@ class Simulation:
 
     def __init__(self, model: Model, method: str = "auto", q0: _typing.Optional[_npt.ArrayLike] = None,
                  u0: _typing.Optional[_npt.ArrayLike] = None, assemble: bool = True, **options: _typing.Any) -> None:
-        q, u, self.initial = model._start_state(q0, u0, assemble)
+        q, u, self.initial = _required(model, "Simulation()")._start_state(q0, u0, assemble)
         self._sim = _Simulation(model, q, u, method=method, **options)
 
     def step(self, dt: float, tau: _typing.Optional[_npt.ArrayLike] = None) -> "Simulation":

@@ -13,7 +13,8 @@ namespace {
 // An Analysis with the model it refers to kept alive.
 class PyAnalysis {
  public:
-  explicit PyAnalysis(std::shared_ptr<const Model> model) : model_(std::move(model)), analysis_(*model_) {}
+  explicit PyAnalysis(std::shared_ptr<const Model> model)
+      : model_(required(std::move(model), "Analysis()")), analysis_(*model_) {}
 
   const Model& model() const { return *model_; }
   Analysis& get() { return analysis_; }

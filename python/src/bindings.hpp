@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
+#include "loopdyn/core/model.hpp"
 #include "loopdyn/run/integrators.hpp"
 
 namespace loopdyn::python {
@@ -20,7 +23,11 @@ void bind_analysis(py::module_& m); // analysis.cpp: Analysis, InverseDynamics
 /// them on stderr; error_already_set when warnings are errors.
 void warn(const std::vector<std::string>& notes);
 
-/// The integrator of `name` (rk2, rk4, dopri5); ValueError listing them otherwise.
+/// model, when it is one: pybind11 passes None as an empty shared_ptr, which the classes taking a
+/// Model dereferenced (`loopdyn.Analysis(None)` crashed Python); TypeError naming `where` instead.
+std::shared_ptr<const Model> required(std::shared_ptr<const Model> model, const char* where);
+
+/// The integrator of `name` (rk2, rk4, dopri5, bdf); ValueError listing them otherwise.
 IntegratorKind integrator_kind(const std::string& name);
 
 }  // namespace loopdyn::python

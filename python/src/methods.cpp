@@ -103,7 +103,7 @@ py::list option_list(const OptionTable<S>& table) {
 class Method {
  public:
   Method(std::shared_ptr<const Model> model, const std::string& name, const py::kwargs& options)
-      : model_(std::move(model)),
+      : model_(required(std::move(model), "Method()")),
         formulation_(make_formulation(name, *model_, formulation_settings(options, "method()"))),
         q_(model_->nq),
         u_(model_->nv),
@@ -282,6 +282,7 @@ class PythonForces {
 // it. `forces`: a function f(t, q, u) -> generalized forces added to the model's (PythonForces).
 py::tuple simulate(std::shared_ptr<const Model> model, const ArrayLike& q, const ArrayLike& u, const py::object& forces,
                    const py::kwargs& options) {
+  model = required(std::move(model), "simulate()");
   RunSettings rs = settings_from(all_run_options(), options, "simulate()");
   // forces: the model with one more force callback (a copy: the Model is immutable and shared).
   std::optional<PythonForces> python_forces;
@@ -324,7 +325,7 @@ py::tuple simulate(std::shared_ptr<const Model> model, const ArrayLike& q, const
 class PySimulation {
  public:
   PySimulation(std::shared_ptr<const Model> model, const ArrayLike& q, const ArrayLike& u, const py::kwargs& options)
-      : model_(std::move(model)), tau_(VecX::Zero(model_->nv)) {
+      : model_(required(std::move(model), "Simulation()")), tau_(VecX::Zero(model_->nv)) {
     const RunSettings rs = settings_from(all_run_options(), options, "Simulation()");
     VecX q0(model_->nq), u0(model_->nv);
     read_vector(q, "q0", "nq", q0);

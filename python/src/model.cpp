@@ -113,9 +113,17 @@ void warn(const std::vector<std::string>& notes) {
     if (PyErr_WarnEx(PyExc_UserWarning, n.c_str(), 1) < 0) throw py::error_already_set();  // warnings as errors
 }
 
+std::shared_ptr<const Model> required(std::shared_ptr<const Model> model, const char* where) {
+  if (!model)
+    throw py::type_error(std::string(where) +
+                         ": model must be a loopdyn.Model (loopdyn.load(path), Mechanism.build(), loopdyn.ladder(...)), "
+                         "got None");
+  return model;
+}
+
 IntegratorKind integrator_kind(const std::string& name) {
   const auto kind = parse_integrator(name);
-  if (!kind) throw py::value_error("unknown integrator '" + name + "' (known: rk2, rk4, dopri5)");
+  if (!kind) throw py::value_error("unknown integrator '" + name + "' (known: rk2, rk4, dopri5, bdf)");
   return *kind;
 }
 

@@ -118,6 +118,14 @@ class Driver {
       if (std::isnan(set_.dt)) throw std::invalid_argument("integrate: dt is NaN");
     } else if (!(set_.dt > 0.0) || !std::isfinite(set_.dt)) {
       throw std::invalid_argument("integrate: fixed-step integrators need a finite dt > 0");
+    } else if (const double steps = (t_out_.empty() ? 0.0 : t_out_.back() - t0_) / set_.dt;
+               steps > static_cast<double>(set_.max_steps)) {
+      // Refused before the first step: --dt 1e-300 ran until max_steps, 1e8 steps later.
+      std::ostringstream s;
+      s << "the fixed step `dt = " << set_.dt << "` of " << to_string(set_.kind) << " takes " << steps
+        << " steps to t = " << t_out_.back() << " s, more than the " << static_cast<double>(set_.max_steps)
+        << " a run may take: a larger dt";
+      throw std::invalid_argument(s.str());
     }
   }
 
@@ -126,7 +134,7 @@ class Driver {
     sys_.rhs(t, x, dx);
     ++stats_.rhs_evaluations;
     if (dx.size() != n_) throw std::logic_error("OdeSystem::rhs changed the size of dx");
-    if (!dx.allFinite()) fail("non-finite state derivative (rhs result)", t);
+    if (!dx.allFinite()) fail("non-finite state derivative (a NaN or an infinity: check the applied forces and the state)", t);
   }
 
   // post_step hook on an accepted state; returns whether it changed x (compared with `copy`).
