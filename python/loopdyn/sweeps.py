@@ -30,6 +30,9 @@ _SECTIONS = ("bodies", "joints", "markers", "forces", "constraints", "drives")
 _STUDY_KEYS = ("model", "settings", "parameters", "random", "outputs", "batch")
 _OUTPUT_KEYS = ("final", "max", "min", "series")
 _SAMPLINGS = ("independent", "latin")
+# Most runs a study makes: its table and its tasks are planned in memory (a linspace of 1e12 values
+# ended in numpy's MemoryError, a 3-axis grid of 1e5 values each in 2.9 GB and a traceback).
+_MOST_RUNS = 1_000_000
 
 
 class StudyError(ValueError):
@@ -143,6 +146,8 @@ def _parameter(source: str, path: str, spec: Value) -> _Parameter:
         n = args[2]
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             _fail(source, f"{key}.linspace", f"the count must be a positive integer, got {n!r}")
+        if n > _MOST_RUNS:
+            _fail(source, f"{key}.linspace", f"the count {n} is more than the {_MOST_RUNS} runs a study may make")
         return _Parameter(path, values=[float(x) for x in _numpy.linspace(a, b, n)])
     if kind == "uniform" and not a < b:
         _fail(source, f"{key}.uniform", f"needs low < high, got [{a}, {b}]")
@@ -247,6 +252,10 @@ def load_study(path: _typing.Union[str, "_os.PathLike[str]"]) -> Study:
             outputs[key] = _columns(source, f"outputs.{key}", value)
     _check_columns(source, _model(model_doc, model_path), settings, outputs,
                    any(p.path.startswith("settings.") for p in parameters))
+    runs = (samples if has_laws else 1) * _math.prod(len(p.values) for p in parameters if p.values is not None)
+    if runs > _MOST_RUNS:
+        _fail(source, "parameters", f"the study makes {runs} runs (its grid's points x its samples), more than the "
+                                    f"{_MOST_RUNS} a study may make: split it")
     batch = doc.get("batch")
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
         _fail(source, "batch", f"must be a positive integer (runs per Dask task), got {batch!r}")

@@ -73,6 +73,11 @@ def cluster():
      "the runs have no column 'q.rocker_ground' (there are t, q.crank_pivot, q.crank_pin, q.coupler_pin, u.crank_pivot, "
      "u.crank_pin, u.coupler_pin, crank_tip.x, crank_tip.y, crank_tip.z and 9 more)"),
     ("model: nosuch.yaml\nparameters: {gravity.1: [1]}\n", "model", "the model does not load"),
+    # Studies past a million runs (planned in memory: numpy's MemoryError, or gigabytes, before).
+    ("model: FOURBAR\nparameters: {gravity.1: {linspace: [1, 2, 1000000000000]}}\n", "parameters.gravity.1.linspace",
+     "the count 1000000000000 is more than the 1000000 runs a study may make"),
+    ("model: FOURBAR\nparameters: {gravity.0: {linspace: [1, 2, 1000]}, gravity.1: {linspace: [1, 2, 1001]}}\n",
+     "parameters", "the study makes 1001000 runs (its grid's points x its samples), more than the 1000000"),
 ])
 def test_a_malformed_study_names_the_file_the_key_and_the_problem(tmp_path, text, where, problem):
     path = study_file(tmp_path, text)
