@@ -83,6 +83,15 @@ TEST(TimeFunction, ExpressionsOfTime) {
   EXPECT_NE(bad.find("at character"), std::string::npos) << bad;
   EXPECT_NE(test::message_of([] { TimeFunction::expression("t", "2*x"); }).find("rate '2*x' does not parse"),
             std::string::npos);
+  // Two expressions, or an assignment to t, made a constant drive; a comparison stays a value.
+  EXPECT_NE(test::message_of([] { TimeFunction::expression("1,2"); }).find("'1,2' holds 2 expressions"),
+            std::string::npos);
+  EXPECT_NE(test::message_of([] { TimeFunction::expression("t=5"); }).find("'t=5' assigns with '='"),
+            std::string::npos);
+  const TimeFunction step = TimeFunction::expression("(t >= 1) * 2 + (t == 0.5)");
+  EXPECT_EQ(step(0.0).value, 0.0);
+  EXPECT_EQ(step(0.5).value, 1.0);
+  EXPECT_EQ(step(2.0).value, 2.0);
   const TimeFunction nan = TimeFunction::expression("sqrt(t - 1)");
   EXPECT_NE(test::message_of([&] { nan(0.5); }).find("not finite"), std::string::npos);
 }

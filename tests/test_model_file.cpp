@@ -726,6 +726,16 @@ TEST(ModelFileErrors, NonexistentFile) {
   expect_parts(error_of([&] { loopdyn::load_mechanism(models_dir); }), {"cannot open model file"});
 }
 
+// A file past the most the reader takes is refused as it is read (`loopdyn info /dev/zero` read
+// until memory ran out); up to it, the text is the file's, byte for byte.
+TEST(ModelFileErrors, FilesPastTheLargestAreRefusedAsTheyAreRead) {
+  const std::string path = models_dir + "double_pendulum.yaml";
+  const std::size_t size = std::filesystem::file_size(path);
+  EXPECT_EQ(loopdyn::read_model_text(path, size).size(), size);
+  expect_parts(error_of([&] { loopdyn::read_model_text(path, size - 1); }),
+               {"model file '" + path + "' is longer than " + std::to_string(size - 1) + " bytes"});
+}
+
 // ---------------------------------------------------------------------------------------------
 // Semantic errors, end to end through Model::build (messages name the file:line of the item)
 

@@ -9,6 +9,7 @@
 #include <numbers>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace loopdyn {
 
@@ -122,6 +123,17 @@ struct Table final : TimeFunction::Kind {
   }
 };
 
+// Whether text holds an assignment: an '=' that is not part of ==, <=, >= or !=.
+bool assigns(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '=') continue;
+    const bool comparison = (i > 0 && std::string_view("=<>!").find(text[i - 1]) != std::string_view::npos) ||
+                            (i + 1 < text.size() && text[i + 1] == '=');
+    if (!comparison) return true;
+  }
+  return false;
+}
+
 // muParser evaluates through a bound variable and an internal stack: one evaluation at a time.
 struct Expression final : TimeFunction::Kind {
   std::string text[3];
@@ -146,6 +158,15 @@ struct Expression final : TimeFunction::Kind {
         throw std::invalid_argument(std::string(what[k]) + " '" + text[k] + "' does not parse: " + e.GetMsg() +
                                     " (at character " + std::to_string(e.GetPos() + 1) + ")");
       }
+      // muParser takes "1,2" as two expressions (the last one's value) and "t=5" as an assignment
+      // to t: each was a constant drive, taken without a word.
+      if (parser[k].GetNumResults() != 1)
+        throw std::invalid_argument(std::string(what[k]) + " '" + text[k] + "' holds " +
+                                    std::to_string(parser[k].GetNumResults()) +
+                                    " expressions separated by commas: give one");
+      if (assigns(text[k]))
+        throw std::invalid_argument(std::string(what[k]) + " '" + text[k] +
+                                    "' assigns with '=': give a value of t (compare with '==')");
     }
   }
   double eval(int k, double t) const {

@@ -918,16 +918,26 @@ std::string Writer::write(const Mechanism& m) {
 
 Mechanism parse_mechanism(const std::string& text, const std::string& source) { return Parser(source).parse(text); }
 
-Mechanism load_mechanism(const std::string& path, std::vector<std::string>* notes) {
-  if (is_mjcf_path(path)) return load_mjcf(path, notes);
-  if (is_urdf_path(path)) return load_urdf(path, notes);  // docs/model-format.md, "URDF"
+std::string read_model_text(const std::string& path, std::size_t most) {
   std::error_code ec;
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path, ec)) throw ModelError("cannot open model file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  std::array<char, 1 << 16> chunk;
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > most)
+      throw ModelError("model file '" + path + "' is longer than " + std::to_string(most) +
+                       " bytes, the most loopdyn reads (is it a model file?)");
+  }
   if (in.bad()) throw ModelError("cannot read model file '" + path + "'");
-  Mechanism m = parse_mechanism(text.str(), path);
+  return text;
+}
+
+Mechanism load_mechanism(const std::string& path, std::vector<std::string>* notes) {
+  if (is_mjcf_path(path)) return load_mjcf(path, notes);
+  if (is_urdf_path(path)) return load_urdf(path, notes);  // docs/model-format.md, "URDF"
+  Mechanism m = parse_mechanism(read_model_text(path), path);
   // A whole file (not a fragment parsed for a test or a tool) must describe something to build.
   if (m.bodies.empty())
     throw ModelError(path + ": no bodies: a mechanism needs at least one body under `bodies:` (the ground is implicit)");

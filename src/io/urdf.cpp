@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "loopdyn/core/names.hpp"
+#include "loopdyn/io/model_file.hpp"
 #include "io/urdf_xml.hpp"
 
 namespace loopdyn {
@@ -528,11 +529,7 @@ Mechanism parse_urdf(const std::string& text, const std::string& source, std::ve
 }
 
 Mechanism load_urdf(const std::string& path, std::vector<std::string>* notes) {
-  std::error_code ec;
-  std::ifstream in(path, std::ios::binary);
-  if (!in || fs::is_directory(path, ec)) throw ModelError("cannot open model file '" + path + "'");
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return parse_urdf(text, path, notes);
+  return parse_urdf(read_model_text(path), path, notes);
 }
 
 }  // namespace loopdyn

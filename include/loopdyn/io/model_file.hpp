@@ -5,6 +5,7 @@
 // The writer produces the same format, so that parse_mechanism(write_mechanism(m)) == m.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@ namespace loopdyn {
 /// Throws ModelError when it cannot be read or is invalid. `notes`, when given, receives one line
 /// per thing an importer left out without changing the dynamics (MJCF contacts, ...).
 Mechanism load_mechanism(const std::string& path, std::vector<std::string>* notes = nullptr);
+
+/// Largest model file read (bytes): 256 MiB, three times the 100,000-cell spatial ladder.
+inline constexpr std::size_t kMostModelBytes = std::size_t{256} << 20;
+
+/// The text of the model file at `path` (YAML, URDF); ModelError when it cannot be opened or read,
+/// or is longer than `most` bytes (`loopdyn info /dev/zero` read until memory ran out).
+std::string read_model_text(const std::string& path, std::size_t most = kMostModelBytes);
 /// Parses model-file text; `source` names it in messages.
 Mechanism parse_mechanism(const std::string& text, const std::string& source);
 
