@@ -137,6 +137,9 @@ TEST(Model, BuilderErrorsNameThePlaceAndTheProblem) {
   m.joints[0].where = "m.yaml:7";
   m.joints[0].axis = Vec3::Zero();
   expect_error(m, {"m.yaml:7: ", "joint 'j'", "axis"});
+  m = base;  // a long axis is a direction too (its norm overflowed to inf: "zero or not finite")
+  m.joints[0].axis = Vec3(0, 1e300, 1e300);
+  EXPECT_TRUE(std::get<Revolute>(Model::build(m).joints[0].joint).axis.isApprox(Vec3(0, 1, 1).normalized(), 1e-15));
   m = base;
   m.add_joint("k", JointType::revolute, "b", "a");
   expect_error(m, {"joint 'k'", "unknown body 'b'"});

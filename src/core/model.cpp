@@ -111,9 +111,12 @@ void check_body(const BodySpec& b) {
 }
 
 Vec3 unit_axis(const JointSpec& j, const Vec3& axis, const char* key) {
-  const double n = axis.norm();
+  // The norm through the largest component: [0, 1e300, 1e300] overflowed norm() to inf and was
+  // called "zero or not finite".
+  const double largest = axis.cwiseAbs().maxCoeff();
+  const double n = largest > 0.0 && std::isfinite(largest) ? largest * (axis / largest).norm() : largest;
   if (!std::isfinite(n) || n < 1e-12) fail(j.where, "joint '" + j.name + "': " + key + " is zero or not finite");
-  return axis / n;
+  return (axis / largest).normalized();
 }
 
 bool is_identity(const Transform& T) { return T.p.isZero(0.0) && T.R.isIdentity(0.0); }
