@@ -85,6 +85,12 @@ TEST(Simulation, BadStepsAndStopsAreNamed) {
   EXPECT_NE(test::message_of([&] { sim.step(0.1, VecX::Constant(1, std::nan(""))); }).find("tau[0] (u.pivot) is not finite"),
             std::string::npos);
   EXPECT_EQ(sim.time(), 0.0);  // refused steps do not move it
+  // A step shorter than the spacing of doubles at t moved nothing, and said nothing.
+  sim.step(1.0, VecX::Zero(1));
+  EXPECT_NE(test::message_of([&] { sim.step(1e-17, VecX::Zero(1)); }).find("dt = 1e-17 s does not advance t = 1 s"),
+            std::string::npos);
+  sim.step(1e-15, VecX::Zero(1));  // above the spacing (2.2e-16 at t = 1): a step
+  EXPECT_GT(sim.time(), 1.0);
 
   // A load whose table ends at 0.15 s: the second step stops as an input error, the rows before
   // it kept, and the simulation stays stopped.

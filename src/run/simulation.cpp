@@ -2,6 +2,7 @@
 #include "loopdyn/run/simulation.hpp"
 
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace loopdyn {
@@ -23,6 +24,14 @@ void Simulation::step(double dt, const VecX& tau) {
   if (!stopped_.empty()) throw std::logic_error("the simulation stopped: " + stopped_);
   if (!(dt > 0.0) || !std::isfinite(dt))
     throw std::invalid_argument("step: dt must be finite and > 0, got " + std::to_string(dt));
+  // A dt below the spacing of doubles at t left t, the rows and the state as they were, silently.
+  if (simulator_->time() + dt == simulator_->time()) {
+    std::ostringstream s;
+    s.precision(9);
+    s << "step: dt = " << dt << " s does not advance t = " << simulator_->time()
+      << " s (it is below the spacing of times there)";
+    throw std::invalid_argument(s.str());
+  }
   if (tau.size() != model_.nv)
     throw std::invalid_argument("step: tau has " + std::to_string(tau.size()) + " entries, expected nv = " +
                                 std::to_string(model_.nv));
