@@ -385,6 +385,9 @@ TEST(ProjectionCheckConsistent, ThresholdIsTheGivenToleranceOnAnIndependentlyCom
   const double gu = inf_norm(c.G * u), scale = std::max(1.0, c.G.cwiseAbs().maxCoeff() * inf_norm(u));
   EXPECT_NO_THROW(check_consistent(m, m.loops().constraints, s.q, u, 2.0 * gu / scale));
   expect_inconsistent(m, s.q, u, "velocity residual", "ball", 0.5 * gu / scale);
+  // A tolerance that is no bound is the caller's error, not the state's.
+  for (const double tolerance : {std::nan(""), -1.0, 0.0})
+    EXPECT_THROW(check_consistent(m, m.loops().constraints, s.q, s.u, tolerance), std::invalid_argument) << tolerance;
 }
 
 TEST(ProjectionCheckConsistent, CouplingViolationNamesTheCoupling) {

@@ -121,6 +121,10 @@ void check_consistent(const Model& model, const Constraints& constraints, const 
       << ", nv = " << model.nv << ")";
     throw std::invalid_argument(s.str());
   }
+  // A NaN or negative tolerance blamed the state ("2.2e-16 exceeds the tolerance nan").
+  if (!(tolerance > 0.0) || !std::isfinite(tolerance))
+    throw std::invalid_argument("check_consistent: the tolerance must be finite and > 0, got " +
+                                std::to_string(tolerance));
   const int m = constraints.rows();
   if (m == 0) return;
   KinematicsData kin(model);
