@@ -579,11 +579,14 @@ TEST(UrdfErrors, LinkWithTwoParents) {
 }
 
 // Links on a cycle of joints apart from the root have a parent each, so urdfdom keeps the file;
-// the reader stopped on them with "map::at" and no line.
+// the reader stopped on them with "map::at" and no line. A joint of a link to itself is one too.
 TEST(UrdfErrors, CycleApartFromTheRoot) {
   expect_parts(urdf_error(robot(world_and_a + link("b") + link("c") + joint("j", "continuous", "world", "a") +
                                 joint("k", "continuous", "b", "c") + joint("l", "continuous", "c", "b"))),
-               {"t.urdf:4:", "link 'b' is not reached from the root link 'world'", "<loop_joint>"});
+               {"t.urdf:4:", "link 'b' hangs from a cycle of joints apart from the root", "<loop_joint>"});
+  expect_parts(urdf_error(robot(world_and_a + link("b") + joint("j", "continuous", "world", "a") +
+                                joint("k", "continuous", "b", "b"))),
+               {"t.urdf:4:", "link 'b' hangs from a cycle of joints"});
 }
 
 TEST(UrdfErrors, WorldWithAnInertial) {

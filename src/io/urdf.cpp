@@ -97,6 +97,31 @@ int line_of_message(const Document& doc, const std::string& message) {
   fail(doc.source(), doc.robot().GetLineNum(), message);
 }
 
+// Links on a cycle of joints apart from the root have a parent each: urdfdom keeps the file (and
+// leaks the cycle's links), and the root never reaches them (the reader stopped on "map::at"
+// without a line). Found before urdfdom reads the file: from each link, its parents (the first
+// joint naming it as child, in file order) must end at a link without one.
+void check_no_detached_cycle(const Document& doc) {
+  std::map<std::string, std::string> parent;
+  for (const auto* j = doc.robot().FirstChildElement("joint"); j; j = j->NextSiblingElement("joint")) {
+    const auto *p = j->FirstChildElement("parent"), *c = j->FirstChildElement("child");
+    const char *from = p ? p->Attribute("link") : nullptr, *to = c ? c->Attribute("link") : nullptr;
+    if (from && to) parent.emplace(to, from);
+  }
+  for (const auto* e = doc.robot().FirstChildElement("link"); e; e = e->NextSiblingElement("link")) {
+    const char* name = e->Attribute("name");
+    if (!name) continue;
+    std::string at = name;
+    for (std::size_t hops = 0; parent.count(at); ++hops) {
+      if (hops == parent.size())
+        fail(doc.source(), e->GetLineNum(), "link '" + std::string(name) + "' hangs from a cycle of joints apart "
+                                            "from the root (URDF links form a tree from one root; close a loop "
+                                            "with <loop_joint>)");
+      at = parent.at(at);
+    }
+  }
+}
+
 urdf::ModelInterfaceSharedPtr parse_with_urdfdom(const std::string& text, const Document& doc) {
   static std::mutex mutex;  // console_bridge's handler and level are process-wide
   const std::lock_guard lock(mutex);
@@ -480,13 +505,6 @@ Mechanism Converter::convert() {
   const urdf::LinkConstSharedPtr root = model_.getRoot();
   place_root(*root);
   const tinyxml2::XMLElement& robot = doc_.robot();
-  // urdfdom finds the root among links without a parent joint; links on a cycle of joints that
-  // does not pass through it have a parent each and are never reached from it.
-  for (const auto* e = robot.FirstChildElement("link"); e; e = e->NextSiblingElement("link"))
-    if (!places_.count(e->Attribute("name")))
-      fail_at(e->GetLineNum(), "link '" + std::string(e->Attribute("name")) + "' is not reached from the root link '" +
-                                   root->name + "': its joints form a cycle apart from the tree (URDF links form a "
-                                   "tree from one root; close a loop with <loop_joint>)");
   for (const auto* e = robot.FirstChildElement("link"); e; e = e->NextSiblingElement("link")) {
     const urdf::LinkConstSharedPtr link = model_.getLink(e->Attribute("name"));
     if (places_.at(link->name).body != link->name) continue;
@@ -524,6 +542,7 @@ bool is_urdf_path(const std::string& path) {
 
 Mechanism parse_urdf(const std::string& text, const std::string& source, std::vector<std::string>* notes) {
   const Document doc(text, source);
+  check_no_detached_cycle(doc);
   const urdf::ModelInterfaceSharedPtr model = parse_with_urdfdom(text, doc);
   return Converter(doc, *model, notes).convert();
 }
