@@ -847,6 +847,20 @@ TEST(ModelFileBuild, CouplingOnAnUnknownLoopOrMultiCoordinateJoint) {
                {"t.yaml:13", "constraint 'g'", "'j3' is a loop-closing joint"});
 }
 
+// A gear of a joint with itself was accepted: with ratio 1 its row is zero (a constraint that
+// constrains nothing), with ratio -2 it pinned the joint at 0 and the start state's assembly moved
+// q there, exit 0. A linear coupling whose coefficients are all zero relates nothing either.
+TEST(ModelFileBuild, DegenerateCouplingsAreRefused) {
+  const std::string gear = "constraints:\n  - {type: gear, name: g, joint1: j1, joint2: ";
+  for (const char* ratio : {"1", "-2"})
+    expect_parts(build_error(two_links + gear + "j1, ratio: " + ratio + "}\n"),
+                 {"t.yaml:12", "constraint 'g'", "joint 'j1' appears twice"});
+  const std::string linear = "constraints:\n  - {type: linear, name: l, terms: [{joint: j1, coefficient: ";
+  expect_parts(build_error(two_links + linear + "0}, {joint: j2, coefficient: 0.0}]}\n"),
+               {"t.yaml:12", "constraint 'l'", "every coefficient is zero"});
+  EXPECT_EQ(build_error(two_links + linear + "0}, {joint: j2, coefficient: 1}]}\n"), "");
+}
+
 TEST(ModelFileBuild, DuplicateBodyName) {
   expect_parts(build_error(two_links_with("name: b", "name: a")), {"t.yaml:5", "duplicate", "'a'"});
 }

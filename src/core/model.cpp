@@ -419,8 +419,15 @@ Model detail::build_tree(const Mechanism& mech) {
       if (m.nq_joint[b] != 1 || m.nv_joint[b] != 1)
         fail(cs.where, who + "joint '" + t.joint + "' must have one coordinate");
       if (!std::isfinite(t.coefficient)) fail(cs.where, who + "coefficient is not finite");
+      // A joint twice (a gear of a joint with itself) is one term whose coefficient the user did
+      // not mean: with gear ratio 1 the row is zero, with another it pins the joint at 0.
+      for (const ModelCoupling::Term& other : c.terms)
+        if (other.joint == b)
+          fail(cs.where, who + "joint '" + t.joint + "' appears twice (a coupling relates different joints)");
       c.terms.push_back({b, m.q_index[b], m.v_index[b], t.coefficient});
     }
+    if (std::none_of(c.terms.begin(), c.terms.end(), [](const ModelCoupling::Term& t) { return t.coefficient != 0.0; }))
+      fail(cs.where, who + "every coefficient is zero (it relates no coordinates)");
     m.dof_gruebler -= 1;
     m.couplings.push_back(std::move(c));
   }
