@@ -621,6 +621,24 @@ TEST(UrdfErrors, NegativeDamping) {
                {"t.urdf:5:", "joint 'j'", "damping must not be negative"});
 }
 
+// A negative <limit effort> was dropped (the joint lost the limit the file asked for) and
+// negative visual sizes were kept, so that `convert` wrote a model file it then refused.
+TEST(UrdfErrors, NegativeEffortAndVisualSizes) {
+  expect_parts(urdf_error(robot(world_and_a + "<joint name=\"j\" type=\"revolute\"><parent link=\"world\"/><child link=\"a\"/>\n"
+                                              "<limit effort=\"-5\" velocity=\"1\" lower=\"0\" upper=\"1\"/></joint>\n")),
+               {"t.urdf:5:", "joint 'j'", "<limit effort> must not be negative, got -5"});
+  const auto with_visual = [](const std::string& geometry) {
+    return robot("<link name=\"world\"/>\n<link name=\"a\">\n<inertial><mass value=\"1\"/>"
+                 "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>\n"
+                 "<visual><geometry>" + geometry + "</geometry></visual>\n</link>\n" +
+                 "<joint name=\"j\" type=\"continuous\"><parent link=\"world\"/><child link=\"a\"/></joint>\n");
+  };
+  EXPECT_EQ(urdf_error(with_visual("<box size=\"0.1 0.2 0.3\"/>")), "");
+  expect_parts(urdf_error(with_visual("<box size=\"0.1 -0.2 0.3\"/>")), {"t.urdf:5:", "link 'a'", "box size must be positive, got -0.2"});
+  expect_parts(urdf_error(with_visual("<sphere radius=\"-1\"/>")), {"t.urdf:5:", "sphere radius must be positive"});
+  expect_parts(urdf_error(with_visual("<cylinder radius=\"0.1\" length=\"0\"/>")), {"t.urdf:5:", "cylinder length must be positive"});
+}
+
 TEST(UrdfErrors, ModelBuildNamesTheElementLine) {
   // A universal loop joint with parallel axes passes the reader; Model::build reports it at its line.
   try {

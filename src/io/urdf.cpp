@@ -227,7 +227,7 @@ class Converter {
   const Place& place(const std::string& link, int line, const std::string& who) const;
   BodySpec body(const urdf::Link& link) const;
   void add_visuals(const urdf::Link& link, const tinyxml2::XMLElement& xml);
-  VisualSpec visual(const urdf::Visual& v, const Transform& pose) const;
+  VisualSpec visual(const urdf::Visual& v, const Transform& pose, const std::string& link, int line) const;
   std::array<double, 4> rgba(const urdf::Visual& v, const tinyxml2::XMLElement& xml, const std::string& link) const;
   std::string mesh_path(const std::string& uri, const std::string& link) const;
   Vec3 axis(const urdf::Joint& j) const;
@@ -326,7 +326,7 @@ void Converter::add_visuals(const urdf::Link& link, const tinyxml2::XMLElement& 
       note("the visual shapes of link '" + link.name + "' are not kept: it is the ground, which has none");
       return;
     }
-    VisualSpec shape = visual(*v, p.pose);
+    VisualSpec shape = visual(*v, p.pose, link.name, element->GetLineNum());
     shape.rgba = rgba(*v, *element, link.name);
     if (shape.shape == VisualSpec::Shape::mesh) shape.file = mesh_path(shape.file, link.name);
     mech_.bodies[body_index_.at(p.body)].visuals.push_back(shape);
@@ -334,23 +334,30 @@ void Converter::add_visuals(const urdf::Link& link, const tinyxml2::XMLElement& 
   }
 }
 
-VisualSpec Converter::visual(const urdf::Visual& v, const Transform& pose) const {
+// urdfdom reads negative sizes as given; the model file refuses them (and `convert` would write a
+// file that cannot be read back), so they are refused here, at the <visual>'s line.
+VisualSpec Converter::visual(const urdf::Visual& v, const Transform& pose, const std::string& link, int line) const {
+  const auto positive = [&](double x, const char* what) {
+    if (!(x > 0.0)) fail_at(line, "link '" + link + "': <visual> " + what + " must be positive, got " + shortest(x));
+    return x;
+  };
   VisualSpec s;
   s.origin = pose * transform_of(v.origin);
   switch (v.geometry->type) {
     case urdf::Geometry::SPHERE:
       s.shape = VisualSpec::Shape::sphere;
-      s.radius = static_cast<const urdf::Sphere&>(*v.geometry).radius;
+      s.radius = positive(static_cast<const urdf::Sphere&>(*v.geometry).radius, "sphere radius");
       break;
     case urdf::Geometry::BOX:
       s.shape = VisualSpec::Shape::box;
       s.size = vec3_of(static_cast<const urdf::Box&>(*v.geometry).dim);
+      for (int k = 0; k < 3; ++k) positive(s.size(k), "box size");
       break;
     case urdf::Geometry::CYLINDER: {  // both along z, full length
       const auto& c = static_cast<const urdf::Cylinder&>(*v.geometry);
       s.shape = VisualSpec::Shape::cylinder;
-      s.radius = c.radius;
-      s.length = c.length;
+      s.radius = positive(c.radius, "cylinder radius");
+      s.length = positive(c.length, "cylinder length");
       break;
     }
     case urdf::Geometry::MESH: {
@@ -445,7 +452,11 @@ void Converter::add_joint(const urdf::Joint& j) {
     default: fail_at(doc_.line("joint", j.name), "joint '" + j.name + "': unsupported type");
   }
   // <limit effort>: the actuator limit the controllers on the joint respect (JointSpec::effort);
-  // position and velocity limits are not modelled.
+  // position and velocity limits are not modelled. 0 is URDF's "not given"; a negative one is a
+  // typo that, dropped, would leave the joint without the limit the file asks for.
+  if (j.limits && j.limits->effort < 0.0)
+    fail_at(doc_.line("joint", j.name, "limit"),
+            "joint '" + j.name + "': <limit effort> must not be negative, got " + shortest(j.limits->effort));
   if (j.limits && j.limits->effort > 0.0 && (s.type == JointType::revolute || s.type == JointType::prismatic))
     s.effort = j.limits->effort;
   mech_.joints.push_back(s);
