@@ -158,10 +158,20 @@ TEST(Cli, BadInputFailsWithOneLine) {
                         "integrator: expected 'rk2', 'rk4', 'dopri5' or 'bdf', got 'euler'");
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --dca-iterations many"),
                         "dca_max_iterations: expected an integer, got 'many'");
-  expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --output-dt 0"), "output_dt");
-  for (const char* end : {"inf", "nan"})
+  expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --output-dt 0"),
+                        "--output-dt 0: the interval between rows must be a finite number of seconds > 0");
+  // The run's settings, checked before any model work by the library (check_run_settings), in the
+  // CLI's spelling: `--t-end -1` said "advance: the end time -1 is before the current time 0",
+  // others "integrate: ..." (the internal function that found them).
+  for (const char* end : {"inf", "nan", "-1"})
     expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --t-end " + end),
-                          "the end time t_end must be a finite number of seconds, got " + std::string(end));
+                          "--t-end " + std::string(end) + ": the end time must be a finite number of seconds >= 0");
+  for (const auto& [option, why] : std::vector<std::pair<std::string, std::string>>{
+           {" --atol -1", "--atol -1: must be a finite number >= 0"},
+           {" --rtol 0 --atol 0", "--rtol 0: dopri5 needs --rtol or --atol above 0"},
+           {" --integrator rk4 --dt 0", "--dt 0: rk4 needs a finite step > 0"},
+           {" --integrator rk4 --dt 1e-300", "--dt 1e-300: rk4 takes more than the 1e+08 steps a run may take to --t-end 10"}})
+    expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml" + option), why);
   // The settings every method shares, checked for every method (the four-bar runs embedding):
   // each of these ran (a negative α or rank tolerance to a wrong motion or the watch's stop), or
   // crashed (100,000 threads: TBB's arena, after the run).
@@ -175,9 +185,10 @@ TEST(Cli, BadInputFailsWithOneLine) {
            {" --method dca --threads 100000", "(--threads) must be >= 0 (0: the machine's cores) and at most 4096"}})
     expect_one_line_error(run("simulate " + models() + "/fourbar_anderson.yaml --t-end 0.01" + option), why);
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --output-dt 1e-12"),
-                        "makes 1e+13 rows, more than the 1e+07 a run keeps in memory");
+                        "--output-dt 1e-12: a row every --output-dt up to --t-end 10 makes more than the 1e+07 rows a "
+                        "run keeps in memory");
   expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml --rtol 1e-20"),
-                        "dopri5's rtol 1e-20 is below 2.22045e-14 (100 x the double precision)");
+                        "--rtol 1e-20: below 2.22e-14 (100 x the double precision) no step of dopri5 can meet it");
   // An output onto its input: the model was replaced by its trajectory, the URDF by YAML (exit 0).
   const auto same = scratch("same.yaml");
   std::filesystem::copy_file(models() + "/double_pendulum.yaml", same, std::filesystem::copy_options::overwrite_existing);

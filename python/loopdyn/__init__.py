@@ -17,7 +17,7 @@ from ._loopdyn import (Analysis, IntegrationError, InverseDynamics, Method, Mode
                        SingularConfigurationError, chain, ladder, method_names, nfourbar, options,
                        spatial_ladder, square_chain, square_net)
 from ._loopdyn import __version__  # "<version> (git <describe>)", as `loopdyn --version`
-from ._loopdyn import _Simulation, _convert, _simulate, _view_csv, _view_table
+from ._loopdyn import _check_options, _Simulation, _convert, _simulate, _view_csv, _view_table
 from ._loopdyn import normalized_yaml as _normalized_yaml
 from . import sweeps
 from .sweeps import StudyError, sweep

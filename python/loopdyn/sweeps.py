@@ -120,6 +120,17 @@ def _fail(source: str, key: str, problem: str) -> _typing.NoReturn:
     raise StudyError(f"{source}: {key}: {problem}")
 
 
+def _check_settings(source: str, key: str, settings: _typing.Dict[str, Value]) -> None:
+    """The library's checks of run settings (check_run_settings), before any run: a study whose
+    settings no run can take (t_end: -1) is refused when it is loaded, not in every run's row."""
+    from . import ModelError, _check_options
+
+    try:
+        _check_options(**{str(k): v for k, v in settings.items()})
+    except (ValueError, TypeError, ModelError) as e:
+        _fail(source, key, str(e))
+
+
 def _number(source: str, key: str, value: Value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not _math.isfinite(value):
         _fail(source, key, f"must be a finite number, got {value!r}")
@@ -202,6 +213,10 @@ def load_study(path: _typing.Union[str, "_os.PathLike[str]"]) -> Study:
     if not isinstance(specs, dict) or not specs:
         _fail(source, "parameters", "give at least one parameter: path: values")
     parameters = [_parameter(source, str(p), s) for p, s in specs.items()]
+    # The settings every run shares (those no parameter varies): a value that no run can take
+    # fails the study here; a varied one that some runs cannot take fails those runs' rows.
+    varied = {p.path.split(".", 1)[1] for p in parameters if p.path.startswith("settings.")}
+    _check_settings(source, "settings", {k: v for k, v in settings.items() if k not in varied})
     for p in parameters:
         # The path on a copy of the model with the first value (a draw's: 0), which the model-file
         # reader then checks for its keys and shapes (not its physics: a zero mass is the runs').

@@ -391,6 +391,10 @@ void bind_methods(py::module_& m) {
       py::arg("kind") = "run",
       "The settings simulate() (kind 'run') or method() (kind 'method') take as keywords: name, kind, default, "
       "unit, help, choices (docs/methods.md, \"Options\")");
+  m.def(
+      "_check_options",
+      [](const py::kwargs& options) { check_run_settings(settings_from(all_run_options(), options, "settings")); },
+      "Checks run settings as simulate() takes them, without a run (check_run_settings): a study's, when it is loaded");
   m.def("method_names", [] {
     std::vector<std::string> names;
     for (const MethodInfo& mi : methods())

@@ -73,6 +73,13 @@ def cluster():
      "the runs have no column 'q.rocker_ground' (there are t, q.crank_pivot, q.crank_pin, q.coupler_pin, u.crank_pivot, "
      "u.crank_pin, u.coupler_pin, crank_tip.x, crank_tip.y, crank_tip.z and 9 more)"),
     ("model: nosuch.yaml\nparameters: {gravity.1: [1]}\n", "model", "the model does not load"),
+    # Settings no run can take, checked by the library when the study is loaded (each run's row
+    # said it before, once per run).
+    ("model: FOURBAR\nsettings: {t_end: -1}\nparameters: {gravity.1: [1]}\n", "settings",
+     "t_end=-1: the end time must be a finite number of seconds >= 0"),
+    ("model: FOURBAR\nsettings: {method: rc}\nparameters: {gravity.1: [1]}\n", "settings", "unknown method 'rc'"),
+    ("model: FOURBAR\nsettings: {rtol: 1.0e-20, atol: -1}\nparameters: {settings.rtol: [1.0e-8]}\n", "settings",
+     "atol=-1: must be a finite number >= 0"),
     # Studies past a million runs (planned in memory: numpy's MemoryError, or gigabytes, before).
     ("model: FOURBAR\nparameters: {gravity.1: {linspace: [1, 2, 1000000000000]}}\n", "parameters.gravity.1.linspace",
      "the count 1000000000000 is more than the 1000000 runs a study may make"),

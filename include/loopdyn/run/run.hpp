@@ -92,6 +92,13 @@ SimulationSettings run_simulation_settings(const RunSettings& settings, std::str
 /// with the survey it made).
 MethodChoice run_method(const Model& model, const VecX& q0, const VecX& u0, const RunSettings& settings);
 
+/// Checks the settings a run takes before any model work, each rule once for every front end:
+/// the method's name, t_end, output_dt and the rows they make, the integrator's tolerances or
+/// step, the watch's accuracy, the projection's tolerance and the loop methods' shared settings.
+/// Throws std::invalid_argument naming the setting as `name = value` (ModelError for an unknown
+/// method). A study (loopdyn.sweeps) checks its settings with it when it is loaded.
+void check_run_settings(const RunSettings& settings);
+
 /// Runs the model from (q0, u0), a consistent state (assemble or check it first). Settings that
 /// cannot run (unknown method, a method out of scope, bad numbers) throw as make_formulation and
 /// Simulator do; a stop during the run returns with RunResult::stop set and the rows so far.
