@@ -451,6 +451,12 @@ TEST(Cli, GenerateWithBadArgumentsFailsWithOneLine) {
                         "--rows x --cols must be at most 100000, got 1000000");
   expect_one_line_error(run("generate ladder --cells 2 --out /nonexistent_dir/ladder.yaml"),
                         "cannot write model file '/nonexistent_dir/ladder.yaml'");
+  // What CLI11 refuses, in the same form: it printed "Could not convert: --rows = abc" and a second
+  // line, and read --seed -1 as 2^64 - 1 (exit 0).
+  expect_one_line_error(run("generate square-net --rows abc --cols 2"),
+                        "loopdyn: error: --rows: expected a number, got 'abc' (--help lists the options)");
+  expect_one_line_error(run("generate square-net --rows 2"), "loopdyn: error: --cols is required");
+  expect_one_line_error(run("generate zoo --seed -1"), "loopdyn: error: --seed: the seed must be >= 0, got -1");
 }
 
 // `loopdyn generate <what> --out file`, then `info` reports nv speeds, dof degrees of freedom and

@@ -764,10 +764,21 @@ void suggest(const CLI::App& app, int argc, char** argv) {
   }
 }
 
+// CLI11's refusal of a command line in loopdyn's one-line form: "loopdyn: error: " and the
+// problem, with a value of the wrong kind said as such (CLI11: "Could not convert: --rows = abc").
+std::string parse_failure(const CLI::App*, const CLI::Error& e) {
+  std::string what = e.what();
+  const std::string converting = "Could not convert: ";
+  if (const std::size_t eq = what.find(" = "); what.rfind(converting, 0) == 0 && eq != std::string::npos)
+    what = what.substr(converting.size(), eq - converting.size()) + ": expected a number, got '" + what.substr(eq + 3) + "'";
+  return "loopdyn: error: " + what + " (--help lists the options)\n";
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"loopdyn: forward dynamics of multibody systems with closed kinematic loops"};
   app.set_version_flag("--version", std::string("loopdyn ") + loopdyn::version);
   app.require_subcommand(1);
+  app.failure_message(parse_failure);
   const std::string model_file = std::string("model file: ") + kModelFormats;
 
   SimulateOptions sim;
@@ -896,7 +907,10 @@ int main(int argc, char** argv) {
       "zoo", "randomized mechanisms users build (four-bars of every Grashof class, five-bars, Bennett linkages, "
              "offset and isosceles slider-cranks, RSSR, RSCR, Bricard linkages, 3-RPS platforms; springs and dampers "
              "on some), seeded: the differential test's cases (docs/results.md, \"Mechanism zoo\")");
-  cmd_zoo->add_option("--seed", gen.seed, "seed of the zoo")->capture_default_str();
+  // Checked as text: as an unsigned integer, -1 was read as 2^64 - 1.
+  cmd_zoo->add_option("--seed", gen.seed, "seed of the zoo")->capture_default_str()->check([](const std::string& s) {
+    return s.find('-') == std::string::npos ? std::string() : "the seed must be >= 0, got " + s;
+  });
   cmd_zoo->add_option("--count", gen.count, "number of cases")->capture_default_str();
   cmd_zoo->add_option("--first", gen.first, "index of the first case")->capture_default_str();
   cmd_zoo->add_option("--out", gen.out, "model file to write (one case), or folder (several; default: print one)");
