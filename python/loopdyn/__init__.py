@@ -225,7 +225,8 @@ def simulate(model: Model, method: str = "auto", q0: _typing.Optional[_npt.Array
     to the model's at every evaluation of the method: a controller. q and u are read-only arrays
     valid during the call (copy them to keep them). A result of another shape, a value that is not
     finite, or an exception raised by f stops the run with a RunError naming the time (the
-    exception f raised is its __cause__, and the rows before the stop are its `result`).
+    exception f raised is its __cause__, and the rows before the stop are its `result`); a
+    SystemExit or KeyboardInterrupt raised by f is raised as it is.
 
     Loops are closed first (assemble=False: the state is checked instead). `method="auto"` picks
     one (model.default_method) and hands the run to dca when it stops: from the state where its
@@ -240,7 +241,7 @@ def simulate(model: Model, method: str = "auto", q0: _typing.Optional[_npt.Array
     q, u, initial = _required(model, "simulate()")._start_state(q0, u0, assemble)
     columns, data, stats, events, ran, handovers, stop, message, raised = _simulate(model, q, u, forces, method=method,
                                                                                     **options)
-    if isinstance(raised, KeyboardInterrupt):
+    if isinstance(raised, (KeyboardInterrupt, SystemExit)):  # not the run's failure: the program's own
         raise raised
     # As the CLI: the first hand-over at a guard's stop and the first hand-back warn, later ones of
     # those kinds are only in result.handovers.

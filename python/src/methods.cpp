@@ -234,6 +234,9 @@ class PythonForces {
     }
     const std::string expected = ", expected an array of nv = " + std::to_string(u.size()) + " generalized forces";
     if (result.is_none()) fail(t, "returned None" + expected);  // numpy would make it a 0-d nan
+    // Complex values would be cast to their real parts with only numpy's ComplexWarning.
+    if (const py::array raw = py::array::ensure(result); raw && raw.dtype().kind() == 'c')
+      fail(t, "returned complex values (dtype " + std::string(py::str(raw.dtype())) + ")" + expected + ", real");
     const auto tau = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(result);
     if (!tau || tau.ndim() != 1 || tau.shape(0) != u.size())
       fail(t, "returned " + (tau ? "shape " + std::string(py::str(tau.attr("shape"))) : type_of(result)) + expected);

@@ -3,6 +3,7 @@ model's own controller element, its errors; loopdyn.Analysis against finite diff
 against the driven slider-crank's run (the drive's force comes from the run's multipliers, the
 inverse dynamics from the analysis: two paths)."""
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -66,6 +67,8 @@ forces:
     (lambda t, q, u: "0.5", r"returned shape \(\), expected an array of nv = 1"),
     (lambda t, q, u: {"pivot": 1.0}, r"returned a dict, expected an array of nv = 1"),
     (lambda t, q, u: [math.nan if t > 0.25 else 0.0], r"forces callback at t = 0\.2[5-9][0-9]*: returned nan for u\.pivot"),
+    # Taken as its real part with numpy's ComplexWarning before.
+    (lambda t, q, u: np.array([1.0 + 2.0j]), r"returned complex values \(dtype complex128\), expected an array of nv = 1"),
 ])
 def test_a_bad_callback_stops_the_run_with_its_rows(callback, message):
     with pytest.raises(loopdyn.RunError, match=message) as e:
@@ -85,6 +88,18 @@ def test_an_exception_in_the_callback_is_the_cause():
     assert 0.0 < e.value.result["t"][-1] <= 0.5  # the rows the run passed before the step that called f at t > 0.5
     with pytest.raises(TypeError, match="forces: expected a function"):
         loopdyn.simulate(loopdyn.Model.parse(BAR), t_end=1.0, forces=[1.0])
+
+
+def test_sys_exit_in_the_callback_exits():
+    # sys.exit() in a controller is the program's wish to stop, not the run's failure (it was
+    # reported as a RunError).
+    def control(t, q, u):
+        if t > 0.1:
+            sys.exit(3)
+        return [0.0]
+    with pytest.raises(SystemExit) as e:
+        loopdyn.simulate(loopdyn.Model.parse(BAR), t_end=1.0, forces=control)
+    assert e.value.code == 3
 
 
 def test_the_callbacks_arrays_are_read_only():
