@@ -463,6 +463,18 @@ TEST(ModelFileErrors, MalformedYaml) {
   expect_parts(parse_error("name: x\ngravity: [0, 0, 0]\n  bad: 1\n"), {"t.yaml:3:", "malformed YAML"});
 }
 
+// Flow collections nested past 1000 levels are refused before libyaml reads them: its scanner is
+// quadratic in the nesting (100,000 levels took 20 s to the error). Brackets in quotes and
+// comments are not nesting.
+TEST(ModelFileErrors, DeepFlowNestingIsRefusedAtOnce) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  expect_parts(parse_error("name: x\nbodies: " + deep + "\n"),
+               {"t.yaml:2:", "malformed YAML: flow collections ([...], {...}) nested more than 1000 deep"});
+  const std::string hidden = std::string(2000, '[');
+  const std::string ok = "name: \"" + hidden + "\"  # " + hidden + "\nbodies: [[{name: a, mass: 1, inertia: [1, 1, 1]}]]\n";
+  expect_parts(parse_error(ok), {"t.yaml:2:", "body #1 must be a mapping"});  // read past the brackets
+}
+
 // The reader (libyaml into a compact tree, src/io/yaml_tree.cpp) takes what yaml-cpp took: anchors
 // and aliases, quoted names, flow and block style, YAML's spellings of flags and numbers, and
 // only the first document of a stream.
