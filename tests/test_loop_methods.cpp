@@ -265,6 +265,30 @@ TEST(LoopMethods, CompletedKinematicsAreThoseOfTheStateWritten) {
 
 // A loop that cannot close (the four-bar's ground link longer than the three others together):
 // the position analysis stops with the time, the loop and its residual.
+// A call refused at a state the loops cannot close (q = 0 on this four-bar, where they also lose
+// rank) left nullspace and embedding with a partition of the lower rank and rcr with the
+// kinematics of q = 0 marked as those of q0: every later call at the start state returned
+// accelerations that broke the loops (G u̇ − γ = [−7.4, 0.7]), without a word. Each call must
+// depend on (t, q, u) alone: after the refusal, the first call's accelerations, which satisfy
+// G u̇ = γ (the constraints' own evaluation; the file's spring and force are in u̇, so the
+// gravity-only null-space reference does not apply).
+TEST(LoopMethods, ARefusedCallLeavesNoTraceOnTheNextOne) {
+  const test::LoopState c = test::file_state("fourbar_park_regular");
+  const auto [phi, G, gamma] = test::constraint_values(c.model, c.q, c.u);
+  for (const std::string& method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding", "rcr"}) {
+    const std::unique_ptr<Formulation> f = make_formulation(method, c.model);
+    VecX first(c.model.nv), udot(c.model.nv);
+    f->accelerations(0.0, c.q, c.u, first);
+    EXPECT_TRUE(near(G * first, gamma, acc_tol)) << method;
+    EXPECT_ANY_THROW(f->accelerations(0.0, VecX::Zero(c.model.nq), c.u, udot)) << method;
+    for (int again = 0; again < 2; ++again) {
+      f->accelerations(0.0, c.q, c.u, udot);
+      EXPECT_TRUE(near(udot, first, acc_tol)) << method << ", call " << again << " after the refused one";
+      EXPECT_TRUE(near(G * udot, gamma, acc_tol)) << method << ", call " << again << " after the refused one";
+    }
+  }
+}
+
 TEST(LoopMethods, PositionAnalysisFailureNamesTheLoopAndTheTime) {
   Mechanism mech = test::parallelogram_four_bar(true, 0.5);
   for (JointSpec& j : mech.joints)

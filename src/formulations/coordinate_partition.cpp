@@ -63,6 +63,7 @@ int BlockPartition::pivot(const std::vector<char>* allowed, std::vector<int>& ro
 void BlockPartition::choose(double t) {
   const std::vector<int> old_independent = independent_;
   const int r = pivot(nullptr, rows_, dependent_);
+  most_rank_ = std::max(most_rank_, r);
   phi_rows_.resize(r);
   rhs_.resize(r);
   x_.resize(r);
@@ -182,7 +183,15 @@ void BlockPartition::close_positions(double t, KinematicsData& kin, ConstraintDa
     newton_step(kin);
     ++iterations_;
   }
-  if (inf_norm(phi_) <= tol) return;
+  if (inf_norm(phi_) <= tol) {
+    // A choice made where the loops had lost rank (a singular configuration, or the state of a
+    // call that was refused) enforces fewer rows than the loops have once the rank is back: Φ
+    // closes, but the rows outside R no longer bind the speeds and accelerations (a four-bar's
+    // accelerations were off, without a word, at its start state after a call at q = 0 had
+    // failed). Chosen again while the rank is below the most a choice found.
+    if (rank() < most_rank_) choose(t);
+    return;
+  }
   Eigen::Index worst = 0;
   const double err = phi_.cwiseAbs().maxCoeff(&worst);
   std::ostringstream s;

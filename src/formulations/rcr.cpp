@@ -520,17 +520,26 @@ void Rcr::prepare(double t, const Eigen::Ref<const VecX>& q, const Eigen::Ref<co
   }
   // The same q again (a stage state completed, then its accelerations; dopri5's last stage, then
   // its accepted state): its positions and reductions stand.
-  if (!reduced_ || q != reduced_q_) {
-    swept_ = completed_ = false;
-    update_positions(model_, aba_.kin, q);
-    for (Node& node : nodes_) {
-      if (chosen_) reduce(node);
-      else choose(node, t, true);
+  // A call refused part way (a singular configuration: the loops lost rank) leaves no trace on
+  // the next: its kinematics are not marked as reduced, and a choice it left half made (loops
+  // chosen anew, the node's independent speeds not) is made afresh. Both had made every later
+  // call at the start state of a four-bar return accelerations that broke the loops.
+  try {
+    if (!reduced_ || q != reduced_q_) {
+      reduced_ = swept_ = completed_ = false;
+      update_positions(model_, aba_.kin, q);
+      for (Node& node : nodes_) {
+        if (chosen_) reduce(node);
+        else choose(node, t, true);
+      }
+      chosen_ = reduced_ = true;
+      reduced_q_ = q;
     }
-    chosen_ = reduced_ = true;
-    reduced_q_ = q;
+    check_conditioning(t, between_steps);
+  } catch (...) {
+    chosen_ = reduced_ = false;
+    throw;
   }
-  check_conditioning(t, between_steps);
   u_ = u;
   for (const Node& node : nodes_) {
     const AggregatedBodyData& g = tree_.nodes[node.body];

@@ -122,6 +122,7 @@ class BlockPartition {
   std::vector<int> rows_, dependent_, independent_, candidate_rows_, candidate_dependent_;
   double chosen_condition_ = 1.0;  ///< best condition of G_RD since the partition was chosen
   bool chosen_ = false;
+  int most_rank_ = 0;  ///< the largest rank a choice has found (a regular configuration's)
   int iterations_ = 0;
 };
 
