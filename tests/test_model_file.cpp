@@ -476,8 +476,8 @@ TEST(ModelFileErrors, DeepFlowNestingIsRefusedAtOnce) {
 }
 
 // The reader (libyaml into a compact tree, src/io/yaml_tree.cpp) takes what yaml-cpp took: anchors
-// and aliases, quoted names, flow and block style, YAML's spellings of flags and numbers, and
-// only the first document of a stream.
+// and aliases, quoted names, flow and block style, YAML's spellings of flags and numbers; a
+// second document is refused (yaml-cpp read the first only: the second's keys went unchecked).
 TEST(ModelFileReader, AnchorsQuotedNamesFlagsAndNumbers) {
   const loopdyn::Mechanism m = loopdyn::parse_mechanism(R"yaml(name: "x"
 bodies:
@@ -489,8 +489,7 @@ bodies:
 joints:
   - {name: j1, type: revolute, parent: ground, child: a, independent: Yes}
   - {name: j2, type: revolute, parent: a, child: b, independent: off, q: [-.25]}
----
-name: ignored
+...
 )yaml", "t.yaml");
   EXPECT_EQ(m.name, "x");
   ASSERT_EQ(m.bodies.size(), 2u);
@@ -502,6 +501,9 @@ name: ignored
   EXPECT_FALSE(m.joints[1].independent);
   EXPECT_EQ(m.joints[1].q, std::vector<double>{-0.25});
   expect_parts(parse_error("name: x\nbodies:\n  - {name: a, mass: *nowhere}\n"), {"t.yaml:3:", "malformed YAML"});
+  for (const auto& [second, line] : std::vector<std::pair<std::string, std::string>>{
+           {"---\ngravity: [0, 0, 0]\n", "t.yaml:2:"}, {"...\n---\nmasss: 3\n", "t.yaml:3:"}, {"...\ngarbage: [\n", "t.yaml:"}})
+    expect_parts(parse_error("name: x\n" + second), {line, "a second YAML document"});
   expect_parts(parse_error("name: x\nbodies:\n  - {name: a, mass: 0x10}\n"), {"t.yaml:3:", "must be a number, got '0x10'"});
   expect_parts(parse_error("name: x\nbodies:\n  - {name: a, mass: 1, com: [0, 0, .inf]}\n"),
                {"t.yaml:3:", "must be a finite number, got '.inf'"});

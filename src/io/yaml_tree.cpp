@@ -134,7 +134,19 @@ Tree Tree::parse(std::string_view text) {
         if (!open.empty()) pending.push_back(it->second);
         break;
       }
-      case YAML_DOCUMENT_END_EVENT:  // the first document only
+      case YAML_DOCUMENT_END_EVENT: {
+        // One document: a second one (after `---`, or text after `...`) was ignored without a word,
+        // its keys unread and unchecked.
+        Event next;
+        if (!yaml_parser_parse(&p.parser, &next.event) || next.event.type != YAML_STREAM_END_EVENT) {
+          const yaml_mark_t& at = next.event.type == YAML_NO_EVENT ? p.parser.problem_mark : next.event.start_mark;
+          throw ParseError({static_cast<int>(at.line), static_cast<int>(at.column)},
+                           "a second YAML document: a model file holds one (remove the `---` or `...` and what follows, "
+                           "or merge it into the first)");
+        }
+        done = true;
+        break;
+      }
       case YAML_STREAM_END_EVENT:
         done = true;
         break;
