@@ -207,6 +207,9 @@ drives:
   EXPECT_NE(e.find("m.yaml:"), std::string::npos) << e;
   EXPECT_NE(e.find("'expression' of drive on joint 'pivot': expression 'sin(t' does not parse"), std::string::npos) << e;
   EXPECT_NE(error("table: [[0, 1], [0, 3]]").find("times must increase"), std::string::npos);
+  // Points counted from 1 by both checks (the order's check counted from 0).
+  EXPECT_NE(error("table: [[0, 0], [1, 1], [0.5, 3]]").find("(point 3: 0.5 after 1)"), std::string::npos);
+  EXPECT_NE(error("table: [[0, 0], [1, 1, 1]]").find("(point 2) must have 2 numbers"), std::string::npos);
 }
 
 // A bar on a pivot without gravity under τ(t) = A sin(ω t) (joint_force times a sine profile):

@@ -875,6 +875,20 @@ TEST(ModelFileBuild, DegenerateCouplingsAreRefused) {
   EXPECT_EQ(build_error(two_links + linear + "0}, {joint: j2, coefficient: 1}]}\n"), "");
 }
 
+// A joint's effort limits the joint_pd controllers on it, which act on one coordinate: on a
+// spherical or fixed joint, or on a loop-closing one, it was accepted and did nothing. Its
+// value is printed as written (-1e-9 read "-0.000000").
+TEST(ModelFileBuild, EffortOnlyWhereAControllerCanUseIt) {
+  EXPECT_EQ(build_error(two_links_with("child: b}", "child: b, effort: 3}")), "");
+  std::string spherical = two_links_with("child: b}", "child: b, effort: 3}");
+  spherical.replace(spherical.find("type: revolute, parent: a"), 25, "type: spherical, parent: a");
+  expect_parts(build_error(spherical), {"t.yaml:10", "joint 'j2'", "effort applies to joints of one coordinate"});
+  expect_parts(build_error(two_links + "  - {name: j3, type: revolute, parent: a, child: b, cut: true, effort: 3}\n"),
+               {"t.yaml:11", "joint 'j3' closes a loop", "its effort would limit no joint_pd controller"});
+  expect_parts(build_error(two_links_with("child: b}", "child: b, effort: -1e-9}")),
+               {"t.yaml:10", "effort must be > 0 (got -1e-09)"});
+}
+
 TEST(ModelFileBuild, DuplicateBodyName) {
   expect_parts(build_error(two_links_with("name: b", "name: a")), {"t.yaml:5", "duplicate", "'a'"});
 }

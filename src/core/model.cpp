@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "core/model_tree.hpp"
+#include "loopdyn/core/names.hpp"
 
 namespace loopdyn {
 
@@ -325,10 +326,15 @@ Model detail::build_tree(const Mechanism& mech) {
     parent_of[j] = find_body(s.parent, s.where, [&] { return who() + "parent: "; });
     child_of[j] = find_body(s.child, s.where, [&] { return who() + "child: "; });
     if (parent_of[j] == child_of[j]) fail(s.where, who() + "parent and child are the same body '" + s.child + "'");
-    if (!(s.effort > 0.0)) fail(s.where, who() + "effort must be > 0 (got " + std::to_string(s.effort) + ")");
+    if (!(s.effort > 0.0)) fail(s.where, who() + "effort must be > 0 (got " + short_number(s.effort) + ")");
     check_frame(s, s.parent_frame, "parent_frame");
     check_frame(s, s.child_frame, "child_frame");
     kernel[j] = make_joint(s);
+    // The only reader of a joint's effort is a joint_pd, which acts on one coordinate: elsewhere
+    // the limit was accepted and did nothing.
+    if (std::isfinite(s.effort) && joint_nv(kernel[j]) != 1)
+      fail(s.where, who() + "effort applies to joints of one coordinate (revolute, prismatic), whose joint_pd "
+                            "controllers it limits");
   }
 
   // Spanning tree and depth-first numbering (children in declaration order).
@@ -398,6 +404,10 @@ Model detail::build_tree(const Mechanism& mech) {
     const JointSpec& js = mech.joints[j];
     if (js.independent)
       fail(js.where, "joint '" + js.name + "' closes a loop (it has no coordinates): 'independent: true' applies to tree joints only");
+    if (std::isfinite(js.effort))
+      fail(js.where, "joint '" + js.name + "' closes a loop (it has no coordinates): its effort would limit no "
+                     "joint_pd controller (they act on tree joints); mark another joint of the loop `cut: true` "
+                     "to keep this one in the tree");
     m.loop_joints.push_back(ModelJoint{js.name, kernel[j], to_model(parent_of[j]), to_model(child_of[j]),
                                        js.parent_frame, js.child_frame, is_identity(js.child_frame),
                                        js.parent_frame.R.isIdentity(0.0), js.where});
@@ -524,7 +534,7 @@ Model detail::build_tree(const Mechanism& mech) {
             f.stiffness = e.stiffness, f.damping = e.damping;
             f.effort = e.effort.value_or(mech.joints[joint_of.at(e.joint)].effort);
             if (!(f.effort > 0.0))
-              fail(fs.where, "joint_pd on '" + e.joint + "': effort must be > 0 (got " + std::to_string(f.effort) + ")");
+              fail(fs.where, "joint_pd on '" + e.joint + "': effort must be > 0 (got " + short_number(f.effort) + ")");
             if (!(e.target.first_time() <= 0.0))
               fail(fs.where, "joint_pd on '" + e.joint + "': its target starts at t = " +
                                  std::to_string(e.target.first_time()) + " s, after the run's start t = 0");

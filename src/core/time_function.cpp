@@ -224,11 +224,12 @@ TimeFunction TimeFunction::table(std::vector<double> times, std::vector<double> 
     throw std::invalid_argument("a table has " + std::to_string(times.size()) + " times and " +
                                 std::to_string(values.size()) + " values");
   if (times.size() < 2) throw std::invalid_argument("a table needs at least two points");
+  // Points counted from 1, as the model file's reader counts them.
   for (std::size_t i = 0; i < times.size(); ++i) {
     if (!std::isfinite(times[i]) || !std::isfinite(values[i]))
-      throw std::invalid_argument("a table's point " + std::to_string(i) + " is not finite");
+      throw std::invalid_argument("a table's point " + std::to_string(i + 1) + " is not finite");
     if (i > 0 && !(times[i] > times[i - 1]))
-      throw std::invalid_argument("a table's times must increase (point " + std::to_string(i) + ": " +
+      throw std::invalid_argument("a table's times must increase (point " + std::to_string(i + 1) + ": " +
                                   number(times[i]) + " after " + number(times[i - 1]) + ")");
   }
   return TimeFunction(std::make_shared<Table>(std::move(times), std::move(values)));

@@ -1,5 +1,6 @@
 // Simulation (simulation.hpp): a Simulator advanced one step at a time with held forces.
 #include "loopdyn/run/simulation.hpp"
+#include "loopdyn/core/names.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -23,7 +24,7 @@ Simulation::Simulation(const Model& model, const RunSettings& settings, const Ve
 void Simulation::step(double dt, const VecX& tau) {
   if (!stopped_.empty()) throw std::logic_error("the simulation stopped: " + stopped_);
   if (!(dt > 0.0) || !std::isfinite(dt))
-    throw std::invalid_argument("step: dt must be finite and > 0, got " + std::to_string(dt));
+    throw std::invalid_argument("step: dt must be finite and > 0, got " + short_number(dt));
   // A dt below the spacing of doubles at t left t, the rows and the state as they were, silently.
   if (simulator_->time() + dt == simulator_->time()) {
     std::ostringstream s;
