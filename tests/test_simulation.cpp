@@ -76,6 +76,19 @@ TEST(Simulation, DrivesSeeTheAbsoluteTime) {
   }
 }
 
+// 200 steps of 0.01 s summed as doubles end at 2.0000000000000013: a drive whose table ends at
+// t = 2 refused the last step ("t = 2 s is outside the table's times [0, 2] s"). Summed with
+// compensation they end at 2 exactly, and the drive holds the table's last value there.
+TEST(Simulation, StepsEndWhereTheirSumDoes) {
+  const Model model = Model::build(parse_mechanism(
+      test::bar_text() + "drives:\n  - {joint: pivot, table: [[0, 0], [1, 0.5], [2, 1]]}\n", "bar.yaml"));
+  const StartState start = start_state(model, model.q0, model.u0, true);
+  Simulation sim(model, {}, start.q, start.u);
+  for (int k = 0; k < 200; ++k) sim.step(0.01, VecX::Zero(model.nv));
+  EXPECT_EQ(sim.time(), 2.0);
+  EXPECT_NEAR(sim.q()(0), 1.0, 1e-12);
+}
+
 TEST(Simulation, BadStepsAndStopsAreNamed) {
   const Model model = Model::build(parse_mechanism(test::bar_text(), "bar.yaml"));
   Simulation sim(model, {}, model.q0, model.u0);

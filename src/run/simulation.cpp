@@ -41,12 +41,14 @@ void Simulation::step(double dt, const VecX& tau) {
       throw std::invalid_argument("step: tau[" + std::to_string(k) + "] (" + model_.speed_names({static_cast<int>(k)}) +
                                   ") is not finite");
   tau_ = tau;
+  const double t = simulator_->time(), added = dt - t_lost_, t_end = t + added;
   try {
-    simulator_->advance(simulator_->time() + dt, trajectory_);
+    simulator_->advance(t_end, trajectory_);
   } catch (const std::exception& e) {
     stopped_ = e.what();
     throw;
   }
+  t_lost_ = (t_end - t) - added;
   simulator_->joint_state(q_, u_);
 }
 
