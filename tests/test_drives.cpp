@@ -61,6 +61,9 @@ TEST(TimeFunction, TableIsANaturalCubicSpline) {
   }
   EXPECT_NE(test::message_of([&] { f(1.7); }).find("t = 1.7 s is outside the table's times [0, 1.6] s"),
             std::string::npos);
+  // Just past the end: digits enough to tell it from the end (it read "t = 1.6 s ... [0, 1.6]").
+  EXPECT_NE(test::message_of([&] { f(std::nextafter(1.6, 2.0)); }).find("t = 1.6000000000000003 s is outside"),
+            std::string::npos);
   EXPECT_NE(test::message_of([] { TimeFunction::table({0.0, 0.0}, {1.0, 2.0}); }).find("times must increase"),
             std::string::npos);
 }

@@ -4,6 +4,7 @@
 #include <muParser.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <mutex>
 #include <numbers>
@@ -28,6 +29,13 @@ std::string number(double x) {
   std::ostringstream s;
   s << x;
   return s.str();
+}
+
+// The shortest text that reads back as x: enough digits to tell a time from a table's end
+// (t = 2.0000000000000013 read "t = 2" beside a table ending at 2).
+std::string exact(double x) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
 }
 
 struct Polynomial final : TimeFunction::Kind {
@@ -98,7 +106,8 @@ struct Table final : TimeFunction::Kind {
   TimeValue at(double x) const override {
     if (!(x >= t.front() && x <= t.back())) {
       std::ostringstream s;
-      s << "t = " << x << " s is outside the table's times [" << t.front() << ", " << t.back() << "] s";
+      s << "t = " << exact(x) << " s is outside the table's times [" << exact(t.front()) << ", "
+        << exact(t.back()) << "] s";
       throw std::runtime_error(s.str());
     }
     const std::size_t i = std::min<std::size_t>(std::upper_bound(t.begin(), t.end(), x) - t.begin(), t.size() - 1) - 1;
