@@ -340,15 +340,19 @@ simulate.__doc__ = (simulate.__doc__ or "") + _options_doc("run")
 method.__doc__ = (method.__doc__ or "") + "\n" + _options_doc("method")
 
 
-def view(model: _Path, run: _typing.Union[Result, _Path], out: _Path, plot: _typing.Sequence[str] = ()) -> _Path:
+def view(model: _Path, run: _typing.Union[Result, _Path], out: _Path,
+         plot: _typing.Union[str, _typing.Sequence[str]] = ()) -> _Path:
     """Writes the viewer's page of `run` to `out` (docs/viewer.md): one self-contained HTML file that
     animates the run in a browser. `model` is the model file that was run (its visuals are drawn),
     `run` a Result of simulate() or the path of a CSV written by `loopdyn simulate`, `plot` more
-    columns to plot besides energy and residuals. Returns `out`; ModelError for a run that does not
+    columns to plot besides energy and residuals (a list of names, or one text of names separated
+    by commas, as the CLI's --plot). Returns `out`; ModelError for a run that does not
     match the model or an unknown plot column; a UserWarning for each mesh drawn as a wire cube (not
     STL, or a file that cannot be read)."""
+    # A text is the CLI's comma-separated list: list() made "u.crank_pivot" its characters.
+    columns = [c.strip() for c in plot.split(",") if c.strip()] if isinstance(plot, str) else list(plot)
     if isinstance(run, Result):
-        _view_table(str(model), run.columns, run.data, str(out), list(plot))
+        _view_table(str(model), run.columns, run.data, str(out), columns)
     else:
-        _view_csv(str(model), str(run), str(out), list(plot))
+        _view_csv(str(model), str(run), str(out), columns)
     return out

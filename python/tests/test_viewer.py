@@ -34,6 +34,9 @@ def test_the_page_of_a_result_has_its_times_and_its_markers(tmp_path):
         expected = np.column_stack([run[m["name"] + "." + a] for a in "xyz"])
         np.testing.assert_allclose(markers[:, j, :], expected, atol=1e-6)
     assert [p["name"] for p in data["plots"]] == ["energy", "residual.position", "residual.velocity", "u.crank_pivot"]
+    # One text is the CLI's comma-separated --plot (it was split into its characters).
+    out = loopdyn.view(model, run, tmp_path / "text.html", plot="u.crank_pivot, q.crank_pivot")
+    assert [p["name"] for p in page_data(out)["plots"]][3:] == ["u.crank_pivot", "q.crank_pivot"]
 
 
 def test_the_page_of_a_csv_is_the_page_of_the_same_result(cli, tmp_path):
