@@ -44,6 +44,32 @@ TEST(Cli, VersionIsTheProjectsAndTheCommits) {
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
 }
 
+// The park four-bar with its masses, inertias and spring 1e-12 of the file's (its force is not
+// scaled): embedding stops at once, auto starts again with dca, which refuses at t = 0. The
+// summary said "watch off (--no-watch)" without the flag and "0 rows" beside a file that held
+// embedding's row at t = 0; now the file is the run's trajectory and the watch is said not started.
+TEST(Cli, ARunStoppedBeforeItsFirstStepSaysSo) {
+  std::ifstream in(models() + "/fourbar_park_regular.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"mass: 5.0", "mass: 5e-12"}, {"[5.0, 5.0, 10.0]", "[5e-12, 5e-12, 1e-11]"}, {"mass: 7.0", "mass: 7e-12"},
+           {"[10.0, 10.0, 20.0]", "[1e-11, 1e-11, 2e-11]"}, {"mass: 9.0", "mass: 9e-12"},
+           {"[12.5, 12.5, 25.0]", "[1.25e-11, 1.25e-11, 2.5e-11]"}, {"stiffness: 100.0", "stiffness: 1e-10"}}) {
+    ASSERT_NE(text.find(from), std::string::npos) << from;
+    text.replace(text.find(from), from.size(), to);
+  }
+  const auto model = scratch("tiny_fourbar.yaml"), csv = scratch("tiny_fourbar.csv");
+  std::ofstream(model) << text;
+  const CliResult r = run("simulate " + model.string() + " --out " + csv.string());
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("watch       not started: the run stopped before its first step"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("--no-watch"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(0 rows x"), std::string::npos) << r.output;
+  std::ifstream written(csv);
+  const std::string file((std::istreambuf_iterator<char>(written)), {});
+  EXPECT_EQ(std::count(file.begin(), file.end(), '\n'), 2) << file;  // the header and the stop's line
+}
+
 // A bar starting at rest with no gravity has zero energy at the start: the summary's energy change
 // is given against the run watch's energy scale, not divided by that zero (it printed
 // "relative 8.1e+299").

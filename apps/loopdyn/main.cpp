@@ -255,9 +255,13 @@ std::string run_ending(const RunResult& r) {
 }
 
 // The run watch's line of the summary (run_watch.hpp).
-void print_watch(const Model& model, const WatchSummary& w) {
-  if (!w.watched) {
+void print_watch(const Model& model, const WatchSummary& w, bool enabled) {
+  if (!enabled) {
     std::printf("watch       off (--no-watch): closure and energy balance not checked\n");
+    return;
+  }
+  if (!w.watched) {  // it said "off (--no-watch)" without the flag
+    std::printf("watch       not started: the run stopped before its first step\n");
     return;
   }
   std::printf("watch       energy balance off by at most %.3g J (scale %.3g J)", w.worst_balance, w.balance_scale);
@@ -350,7 +354,7 @@ void print_summary(const SimulateOptions& o, const RunSettings& settings, const 
                   "changed by %.3g J\n", work, e1 - e0 - work);
     }
   }
-  print_watch(model, traj.watch);
+  print_watch(model, traj.watch, settings.simulation.watch.enabled);
   if (settings.simulation.project) print_projection(traj.projection, settings.simulation.projection, traj.stats.steps_accepted);
   // The singularity guard (not the run watch) follows on_singular, as run() sets it.
   const Handover* went_on = !r.handovers.empty() && r.handovers[0].t > 0.0 ? &r.handovers[0] : nullptr;
@@ -389,6 +393,10 @@ int simulate(const SimulateOptions& o) {
     csv.finish(std::string("error: ") + cli_text(e.what()));
     throw;
   }
+  // The file is the run's trajectory: where `auto` started again and the second method stopped
+  // before its first row, the first one's rows were left in the file ("wrote (0 rows)" beside a
+  // file of one).
+  csv.write(r.trajectory);
   csv.finish(run_ending(r));
   lap(times.run);
   const Trajectory& traj = r.trajectory;
