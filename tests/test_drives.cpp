@@ -84,6 +84,10 @@ TEST(TimeFunction, ExpressionsOfTime) {
   const std::string bad = test::message_of([] { TimeFunction::expression("0.5*sin(3*t"); });
   EXPECT_NE(bad.find("expression '0.5*sin(3*t' does not parse"), std::string::npos) << bad;
   EXPECT_NE(bad.find("at character"), std::string::npos) << bad;
+  // One position, counted from 1 (muParser's own "at position 4" counted from 0 beside it).
+  const std::string token = test::message_of([] { TimeFunction::expression("sin(x)"); });
+  EXPECT_NE(token.find("(at character 5)"), std::string::npos) << token;
+  EXPECT_EQ(token.find("position"), std::string::npos) << token;
   EXPECT_NE(test::message_of([] { TimeFunction::expression("t", "2*x"); }).find("rate '2*x' does not parse"),
             std::string::npos);
   // Two expressions, or an assignment to t, made a constant drive; a comparison stays a value.
@@ -165,11 +169,13 @@ TEST(Drives, BadDrivesAreNamed) {
   EXPECT_NE(test::error_of([&] { Model::build(m); }).find("its motion starts at t = 0.5"), std::string::npos);
 }
 
-// A table that ends before the run does: the run stops at the first evaluation past it, naming the
-// time, and keeps the rows before.
+// A table that ends before the run does: the run lands on its last time with a row there, then
+// stops at the first evaluation past it, naming the time, and keeps the rows. (The step that
+// crossed the end failed at its probing stages, and the run stopped at that step's start: a
+// table ending at 0.23 left the last row at 0.15.) The grid of rows stays k output_dt.
 TEST(Drives, ATableThatEndsStopsTheRunWithTheRowsBefore) {
   Mechanism m = slider_crank();
-  m.drives[0].motion = TimeFunction::table({0.0, 0.1, 0.2}, {0.0, 0.1, 0.3});
+  m.drives[0].motion = TimeFunction::table({0.0, 0.1, 0.23}, {0.0, 0.1, 0.3});
   const Model model = Model::build(m);
   const StartState start = start_state(model, model.q0, model.u0, true);
   RunSettings s;
@@ -180,9 +186,10 @@ TEST(Drives, ATableThatEndsStopsTheRunWithTheRowsBefore) {
   ASSERT_FALSE(r.completed());
   EXPECT_EQ(r.stop.kind, RunStopKind::input);
   EXPECT_NE(r.stop.message.find("drive 'drive.crank_pivot': t = "), std::string::npos) << r.stop.message;
-  EXPECT_NE(r.stop.message.find("outside the table's times [0, 0.2] s"), std::string::npos) << r.stop.message;
-  ASSERT_FALSE(r.trajectory.rows.empty());
-  EXPECT_LE(r.trajectory.rows.back()(0), 0.2);
+  EXPECT_NE(r.stop.message.find("outside the table's times [0, 0.23] s"), std::string::npos) << r.stop.message;
+  const std::vector<double> times = {0.0, 0.05, 0.1, 0.15, 0.2, 0.23};
+  ASSERT_EQ(r.trajectory.rows.size(), times.size());
+  for (std::size_t k = 0; k < times.size(); ++k) EXPECT_NEAR(r.trajectory.rows[k](0), times[k], 1e-15) << k;
 }
 
 TEST(Drives, ModelFileMotions) {

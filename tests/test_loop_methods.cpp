@@ -275,7 +275,7 @@ TEST(LoopMethods, CompletedKinematicsAreThoseOfTheStateWritten) {
 TEST(LoopMethods, ARefusedCallLeavesNoTraceOnTheNextOne) {
   const test::LoopState c = test::file_state("fourbar_park_regular");
   const auto [phi, G, gamma] = test::constraint_values(c.model, c.q, c.u);
-  for (const std::string& method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding", "rcr"}) {
+  for (const std::string method : {"lagrange-dense", "lagrange-on", "gcp", "nullspace", "embedding", "rcr"}) {
     const std::unique_ptr<Formulation> f = make_formulation(method, c.model);
     VecX first(c.model.nv), udot(c.model.nv);
     f->accelerations(0.0, c.q, c.u, first);

@@ -164,7 +164,13 @@ struct Expression final : TimeFunction::Kind {
         t_ = 0.0;
         parser[k].Eval();  // muParser checks the syntax at the first evaluation
       } catch (const mu::Parser::exception_type& e) {
-        throw std::invalid_argument(std::string(what[k]) + " '" + text[k] + "' does not parse: " + e.GetMsg() +
+        // muParser's own "at position N" counts from 0, beside ours from 1: its is dropped.
+        std::string message = e.GetMsg();
+        if (const std::size_t at = message.find(" at position "); at != std::string::npos) {
+          const std::size_t end = message.find_first_not_of("0123456789", at + 13);
+          message.erase(at, (end == std::string::npos ? message.size() : end) - at);
+        }
+        throw std::invalid_argument(std::string(what[k]) + " '" + text[k] + "' does not parse: " + message +
                                     " (at character " + std::to_string(e.GetPos() + 1) + ")");
       }
       // muParser takes "1,2" as two expressions (the last one's value) and "t=5" as an assignment

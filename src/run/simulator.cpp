@@ -1,6 +1,7 @@
 #include "loopdyn/run/simulator.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -106,6 +107,10 @@ Simulator::Simulator(const Model& model, Formulation& formulation, const Simulat
     const ConstraintRow& row = constraints_.kept()[r];
     if (row.kind == ConstraintRow::Kind::coupling && model_.couplings[row.loop].drive) drive_rows_.push_back(r);
   }
+  for (const ModelCoupling& c : model_.couplings)
+    if (std::isfinite(c.value.last_time())) function_ends_.push_back(c.value.last_time());
+  for (const ModelForce& f : model_.forces)
+    if (f.profile && std::isfinite(f.profile->last_time())) function_ends_.push_back(f.profile->last_time());
   // The drives' columns and power need their multipliers, from a method that takes drives.
   const MethodInfo* method = find_method(formulation_.name());
   if (!drive_rows_.empty() && (!method || !method->drives))
@@ -402,6 +407,18 @@ void Simulator::advance(double t_end, Trajectory& traj, const std::function<void
   if (!(t_end >= t_))
     throw std::invalid_argument("advance: the end time " + format_time(t_end) + " is before the current time " +
                                 format_time(t_));
+  // A step across a table's last time fails where its stages probe past it, and the run stopped
+  // at the step's start (a joint_pd target ending at t = 1: the last row at 0.98). The run lands
+  // on the end first, with a row there, on the same grid of rows.
+  for (;;) {
+    double first = t_end;
+    for (double end : function_ends_)
+      if (end > t_ && end < first) first = end;
+    if (first == t_end) break;
+    const double origin = grid_origin_;
+    advance(first, traj, progress);
+    grid_origin_ = origin;
+  }
   if (t_end == t_) {
     // A piece that resumed at t_end (a hand-over at the last step, which stops before its row).
     if (traj.rows.empty() || traj.rows.back()(0) < t_end) {

@@ -228,6 +228,9 @@ class Simulator final : public OdeSystem {
   std::vector<ChangePointCrossing> crossings_;
   double t_ = 0.0;  ///< time reached by begin / advance
   double grid_origin_ = 0.0;  ///< the next piece's rows at grid_origin_ + k output_dt
+  /// The last times of the model's tables (drives, load profiles, controller targets) before which
+  /// a run lands with a row: a step past one fails, and the run stops with its rows to there.
+  std::vector<double> function_ends_;
   VecX q_start_;              ///< the run's start (RunContinuation::q_start)
   VecX x_now_;      ///< integrator state there
   std::optional<Projector> projector_;  ///< made by run() when settings_.project
