@@ -593,6 +593,12 @@ TEST(Cli, SummariesCountInWordsAndSayWhatTheirNumbersIgnore) {
   for (const char* words : {"(3 bodies, nq = 3, nv = 3, 1 loop-closing joint)\n", "assembled   0 iterations, ",
                             "change pts  none on the configuration curve, walked all the way round ("})
     EXPECT_NE(loop.output.find(words), std::string::npos) << words << "\n" << loop.output;
+  // Couplings alone: nothing to walk, and it says why (change_points.cpp).
+  const CliResult gears = run("simulate " + models() + "/geared_pair.yaml --t-end 0.1 --out " +
+                              scratch("gears.csv").string());
+  ASSERT_EQ(gears.status, 0) << gears.output;
+  EXPECT_NE(gears.output.find("change pts  none: the loops are couplings, whose rows are the same at every "
+                              "configuration\n"), std::string::npos) << gears.output;
   for (const std::string& output : {one.output, loop.output}) {
     EXPECT_EQ(output.find("1 bodies"), std::string::npos) << output;
     EXPECT_EQ(output.find("1 loop-closing joints"), std::string::npos) << output;

@@ -16,6 +16,7 @@
 
 #include "absolute_coordinates.hpp"
 #include "andrews.hpp"
+#include "test_support.hpp"
 #include "iftomm_cases.hpp"
 #include "pendulums.hpp"
 #include "loopdyn/loops/change_points.hpp"
@@ -606,6 +607,44 @@ TEST(IftommParkSingular, LoopMethodsFollowTheExactMotionThroughTheChangePointOrR
   const Trajectory traj = simulate(model, "gcp", c);
   EXPECT_EQ(traj.change_points.points.size(), 2u);
   EXPECT_EQ(traj.crossings.size(), 6u);
+}
+
+// The walk steps up to 5 times kWalkStep where ρ is high (change_points.cpp, kDipSlope): it still
+// finds the parallelogram's two change points, every link on the ground line at θ = 0 and π
+// (exact), located as finely as A02's (golden-section precision, ~1e-9 rad; 1e-7 as above), and
+// goes all the way round. Bundled four-bars took 447 (Park's regular) and 290 (Anderson's) steps
+// of kWalkStep round; the longer steps take fewer than 3/4 as many (256 and 143).
+TEST(ChangePointSurvey, LongerStepsWhereRhoIsHighKeepTheParallelogramsPoints) {
+  const Model model = Model::build(test::parallelogram_four_bar());
+  const ChangePointSurvey survey = survey_change_points(model, model.loops().constraints, model.q0);
+  ASSERT_TRUE(survey.walked) << survey.why_not;
+  EXPECT_TRUE(survey.closed);
+  ASSERT_EQ(survey.points.size(), 2u);
+  const int crank = model.q_index[0];
+  for (const ChangePoint& p : survey.points) {
+    EXPECT_LT(std::abs(std::remainder(p.q(crank), std::numbers::pi)), 1e-7) << p.q.transpose();
+    EXPECT_LT(p.indicator, kVanish);
+  }
+  EXPECT_NE(std::lround(survey.points[0].q(crank) / std::numbers::pi) % 2,
+            std::lround(survey.points[1].q(crank) / std::numbers::pi) % 2);
+  for (const auto& [file, fixed_steps] : {std::pair{"fourbar_park_regular", 447}, {"fourbar_anderson", 290}}) {
+    const Model bundled = test::load_model(file);
+    const ChangePointSurvey round = survey_change_points(bundled, bundled.loops().constraints, bundled.q0);
+    EXPECT_TRUE(round.closed) << file;
+    EXPECT_TRUE(round.points.empty()) << file;
+    EXPECT_LT(4 * round.steps, 3 * fixed_steps) << file;
+  }
+}
+
+// Couplings' rows are constant: no change point anywhere, and the survey says so without a walk
+// (geared_pair walked 629 steps of ρ = 1).
+TEST(ChangePointSurvey, CouplingsAloneNeedNoWalk) {
+  const Model model = test::load_model("geared_pair");
+  const ChangePointSurvey survey = survey_change_points(model, model.loops().constraints, model.q0);
+  EXPECT_TRUE(survey.walked);
+  EXPECT_TRUE(survey.constant_rows);
+  EXPECT_EQ(survey.steps, 0);
+  EXPECT_TRUE(survey.points.empty());
 }
 
 TEST(IftommFivebar, SurveyDoesNotWalkTwoDegreesOfFreedom) {

@@ -138,6 +138,10 @@ void print_change_points(const Model& model, const Trajectory& traj, bool watch,
                   model.loops().constraints.rows(), kGuardLargestRows);
     return;
   }
+  if (s.constant_rows) {
+    std::printf("change pts  none: the loops are couplings, whose rows are the same at every configuration\n");
+    return;
+  }
   const std::string found = s.points.empty() ? "none" : std::to_string(s.points.size());
   const std::string steps = counted(static_cast<std::size_t>(s.steps), "step", "steps");
   if (s.closed || s.bounded)

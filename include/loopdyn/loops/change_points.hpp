@@ -14,7 +14,8 @@
 // Survey (before the run, mechanisms whose loops leave one degree of freedom): the configuration
 // space is then a curve, which survey_change_points() walks from q0 by predictor–corrector
 // continuation (tangent = null vector of G, corrector = the mass-orthogonal projection of
-// projection.hpp, steps of kWalkStep in the largest speed component) until it closes or after
+// projection.hpp, steps of kWalkStep in the largest speed component, longer where ρ keeps a
+// change point farther off than one: change_points.cpp, kDipSlope) until it closes or after
 // kWalkSteps steps. The indicator ρ(q) = σ₂(G) / σ₁(G) over the non-zero singular values (the
 // smallest one that is not the curve's tangent) dips to zero at a change point; a dip below
 // kDip between walk points is located by golden-section search along the curve and kept as a
@@ -96,7 +97,8 @@ struct ChangePoint {
 };
 
 struct ChangePointSurvey {
-  bool walked = false;   ///< the curve was walked (else `why_not`)
+  bool walked = false;   ///< the curve was walked, or needs no walk (constant_rows); else `why_not`
+  bool constant_rows = false;  ///< couplings only: the rows, and their rank, are the same everywhere
   bool closed = false;   ///< the walk came back to q0 (else it stopped after kWalkSteps or at the energy)
   bool bounded = false;  ///< the walk stopped, both ways, where the motion's energy cannot take it
   int steps = 0;         ///< walk steps taken

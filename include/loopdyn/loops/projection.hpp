@@ -66,6 +66,9 @@ class Projector {
   void project(double t, Eigen::Ref<VecX> q, Eigen::Ref<VecX> u);
   /// Positions only (see project()). Returns the Newton iterations taken.
   int project_positions(double t, Eigen::Ref<VecX> q);
+  /// Positions of every body at the q the last project_positions() returned (its last sweep; only
+  /// positions: velocities are not swept).
+  const KinematicsData& position_kinematics() const { return kin_; }
   /// Velocities only, at q (q is not changed).
   void project_velocities(double t, const Eigen::Ref<const VecX>& q, Eigen::Ref<VecX> u);
 
