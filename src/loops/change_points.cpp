@@ -1,6 +1,7 @@
 // Change points: survey before the run, monitor during it (change_points.hpp has the method).
 #include "loopdyn/loops/change_points.hpp"
 
+#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
@@ -89,6 +90,11 @@ class Walker {
     if (cons.rows() + 1 == model.nv) {
       gram_.emplace(model, cons);
       if (gram_->fill() > kSparseFill) gram_.reset();
+      if (!gram_) {
+        GGt_.resize(cons.rows(), cons.rows());
+        rows_eig_ = Eigen::SelfAdjointEigenSolver<MatX>(cons.rows());
+        rows_llt_ = Eigen::LLT<MatX>(cons.rows());
+      }
     }
   }
 
@@ -107,6 +113,7 @@ class Walker {
     constraint_jacobian(model_, cons_, kin, data_, G_);
     double rho = 0.0;
     if (gram_ && along && !nullity && sparse_indicator(*along, tangent, rho)) return rho;
+    if (GGt_.size() && along && !nullity && rows_indicator(*along, tangent, rho)) return rho;
     eig_.compute(G_.transpose() * G_);
     const VecX& l = eig_.eigenvalues();
     const double top = std::max(l(l.size() - 1), 1e-300);
@@ -119,6 +126,26 @@ class Walker {
       for (Eigen::Index k = 0; k < l.size(); ++k) *nullity += l(k) <= kNullRatio * kNullRatio * top;
     }
     return l.size() > 1 ? std::sqrt(std::max(l(1), 0.0) / top) : 1.0;
+  }
+
+  // ρ and the tangent at G_ from G Gᵀ (m = nv − 1 rows, dense): ρ from its eigenvalues alone, the
+  // tangent `along` projected on ker G, (I − Gᵀ (G Gᵀ)⁻¹ G) along. Its error, ~ε/ρ², is that of
+  // GᵀG's eigenvector (ε over the gap σ₂² / σ₁²), whose computation was three quarters of the
+  // walk of A02 with N = 4 (9 speeds). Where ρ is below kNullRatio (the rows count as singular)
+  // and where `along` is not known, GᵀG's eigenvectors are taken.
+  bool rows_indicator(const VecX& along, VecX& tangent, double& rho) {
+    GGt_.noalias() = G_ * G_.transpose();
+    rows_eig_.compute(GGt_, Eigen::EigenvaluesOnly);
+    const VecX& l = rows_eig_.eigenvalues();
+    rho = std::sqrt(std::max(l(0), 0.0) / std::max(l(l.size() - 1), 1e-300));
+    if (!(rho >= kNullRatio)) return false;
+    rows_llt_.compute(GGt_);
+    rows_.noalias() = G_ * along;
+    multipliers_ = rows_llt_.solve(rows_);
+    tangent = along;
+    tangent.noalias() -= G_.transpose() * multipliers_;
+    tangent.normalize();
+    return true;
   }
 
   // ρ and the tangent at G_ from G Gᵀ's sparse factor (row_gram.hpp), where G Gᵀ is positive
@@ -218,6 +245,9 @@ class Walker {
   MatX G_;
   VecX rows_, multipliers_;
   Eigen::SelfAdjointEigenSolver<MatX> eig_;
+  MatX GGt_;  ///< G Gᵀ, m = nv − 1 rows, where G Gᵀ is not sparse
+  Eigen::SelfAdjointEigenSolver<MatX> rows_eig_;
+  Eigen::LLT<MatX> rows_llt_;
   std::optional<RowGram> gram_;  ///< when G Gᵀ is sparse and regular along the curve
   Projector projector_;
   std::string loops_;
