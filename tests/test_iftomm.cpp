@@ -272,6 +272,47 @@ TEST(ChangePointMonitor, ReportsAVelocityTurningOffTheTangentNextToAPoint) {
   EXPECT_EQ(monitor.turned(angle), nullptr);
 }
 
+// A configuration the curve passes twice (a change-point four-bar's crossing, zoo seed 11 case
+// 199) is two points, one tangent each, here the A02 point's and one at right angles to it (as
+// 1.56 rad there). The motion is judged against the passage it came along: along either one it
+// passes; coming along the first and leaving along the second is a turn off its branch. (Judged
+// against each point's own tangent, every passage along the other tangent was a turn.)
+TEST(ChangePointMonitor, APlacePassedTwiceIsJudgedByThePassageTheMotionCameAlong) {
+  const reference::BenchmarkCase c = reference::a02_case(2, 1.0);
+  const Model model = Model::build(c.mechanism);
+  const ChangePointSurvey survey = survey_change_points(model, model.loops().constraints, model.q0);
+  ASSERT_FALSE(survey.points.empty());
+  const ChangePoint& first = survey.points.front();
+  ChangePoint second = first;
+  int largest = 0;
+  first.tangent.cwiseAbs().maxCoeff(&largest);
+  const int other = largest == 0 ? 1 : 0;
+  second.tangent.setZero();
+  second.tangent(other) = first.tangent(largest);
+  second.tangent(largest) = -first.tangent(other);
+  second.tangent.normalize();
+  const auto state = [&](ChangePointMonitor& monitor, const VecX& along_dir, double along, const VecX& velocity, double t) {
+    VecX q = first.q;
+    for (int k = 0; k < model.nv; ++k) q(model.q_index[model.v_body[k]]) += along * along_dir(k);
+    monitor.observe(t, q, 2.0 * velocity);
+  };
+  double angle = 0.0;
+  for (const ChangePoint* came : {&first, static_cast<const ChangePoint*>(&second)}) {
+    SCOPED_TRACE(came == &first ? "along the first tangent" : "along the second tangent");
+    ChangePointMonitor monitor(model, {first, second});
+    state(monitor, came->tangent, -3e-3, came->tangent, 0.0);
+    EXPECT_EQ(monitor.turned(angle), nullptr);
+    state(monitor, came->tangent, 1e-3, came->tangent, 1e-3);
+    EXPECT_EQ(monitor.turned(angle), nullptr);
+    const ChangePoint& left = came == &first ? second : first;
+    state(monitor, left.tangent, 2e-3, left.tangent, 2e-3);
+    const ChangePoint* turned = monitor.turned(angle);
+    ASSERT_NE(turned, nullptr);
+    EXPECT_EQ(turned->tangent, came->tangent);
+    EXPECT_NEAR(angle, std::numbers::pi / 2, 1e-2);
+  }
+}
+
 // Planar isosceles slider-crank (crank = rod = a, the slide through the crank's pivot) started
 // at rest at crank angle 0.3: its change points are the crank at ±π/2, where the slider meets the
 // pivot (s = 2a cos θ = 0) and the folded branch (slider still, crank turning) crosses the motion.

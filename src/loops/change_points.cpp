@@ -52,6 +52,9 @@ constexpr double kNearOffset = 0.5;
 // on A02 with N = 40 the round-off in a joint-coordinate derivative at the exact state grows from
 // 4e-13 at 1e-2 rad to 4e-10 at 1e-3 rad (gcp, nullspace, embedding).
 constexpr double kImminentOffset = 1e-2;
+// Change points this close in every coordinate (rad, m) are one configuration passed twice by the
+// curve: located to ~1e-7 rad (tests), distinct points far apart.
+constexpr double kSamePlace = 1e-6;
 // Speed (rad/s, m/s, measured coordinates) below which a velocity has no direction to judge.
 constexpr double kStill = 1e-9;
 // Place of a predicted change point in a straddling step, as a fraction of the step: the middle
@@ -408,6 +411,12 @@ ChangePointMonitor::ChangePointMonitor(const Model& model, std::vector<ChangePoi
   });
   now_.resize(points_.size());
   before_.resize(points_.size());
+  passages_.resize(points_.size());
+  passage_.assign(points_.size(), -1);
+  for (std::size_t a = 0; a < points_.size(); ++a)
+    for (std::size_t b = 0; b < points_.size(); ++b)
+      if (a != b && largest_offset(model, points_[a].q, points_[b].q) <= kSamePlace)
+        passages_[a].push_back(static_cast<int>(b));
 }
 
 ChangePointMonitor::Offset ChangePointMonitor::offset(int point, const Eigen::Ref<const VecX>& q,
@@ -440,6 +449,7 @@ bool ChangePointMonitor::observe(double t, const Eigen::Ref<const VecX>& q, cons
     have_before_ = true;
   }
   for (std::size_t p = 0; p < points_.size(); ++p) now_[p] = offset(static_cast<int>(p), q, u);
+  follow_passages();
   t_now_ = t;
   have_now_ = true;
   if (!have_before_) return false;
@@ -489,13 +499,31 @@ const ChangePoint* ChangePointMonitor::imminent() const {
   return nullptr;
 }
 
+// The passage the motion came along, chosen at its first state within kImminentOffset of the
+// place (the tangent its velocity is nearest), kept until it leaves: through the place the motion
+// keeps that tangent, and turning onto the other passage is turning off its branch. Within reach
+// is judged along that passage's tangent: a state 0.3 rad away along one passage is 0 along the
+// other's when the two are at right angles.
+void ChangePointMonitor::follow_passages() {
+  const auto within = [&](int p) { return now_[p].near && std::abs(now_[p].d) <= kImminentOffset; };
+  for (std::size_t p = 0; p < points_.size(); ++p) {
+    if (passage_[p] >= 0 && within(passage_[p])) continue;
+    int nearest = static_cast<int>(p);
+    for (int o : passages_[p])
+      if (now_[o].turn < now_[nearest].turn) nearest = o;
+    passage_[p] = within(nearest) ? nearest : -1;
+  }
+}
+
 const ChangePoint* ChangePointMonitor::turned(double& angle) const {
   if (!enabled() || !have_now_) return nullptr;
-  for (std::size_t p = 0; p < points_.size(); ++p)
-    if (now_[p].near && std::abs(now_[p].d) <= kImminentOffset && now_[p].turn > kBranchTurn) {
-      angle = now_[p].turn;
-      return &points_[p];
+  for (std::size_t p = 0; p < points_.size(); ++p) {
+    const int along = passage_[p];
+    if (along >= 0 && now_[along].turn > kBranchTurn) {
+      angle = now_[along].turn;
+      return &points_[along];
     }
+  }
   return nullptr;
 }
 

@@ -164,7 +164,9 @@ class ChangePointMonitor {
   const ChangePoint* imminent() const;
   /// The change point next to which the last observed velocity is more than kBranchTurn off the
   /// point's tangent (turning onto another branch; see the file comment), or nullptr; `angle`
-  /// receives that angle (rad).
+  /// receives that angle (rad). A configuration the curve passes twice (a change-point four-bar's
+  /// crossing, walked both ways) is two points with one tangent each: the velocity is measured
+  /// against the passage the motion came along.
   const ChangePoint* turned(double& angle) const;
 
  private:
@@ -176,9 +178,13 @@ class ChangePointMonitor {
   Offset offset(int point, const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& u) const;
   /// Time to the next zero of the offset of `point` (infinity when none ahead).
   double time_to(int point) const;
+  /// Sets passage_ at the state just observed.
+  void follow_passages();
 
   const Model& model_;
   std::vector<ChangePoint> points_;
+  std::vector<std::vector<int>> passages_;  ///< per point, the other points at its configuration
+  std::vector<int> passage_;  ///< per point, the passage the motion is on within kImminentOffset, or −1
   std::vector<int> measured_;             ///< speeds of revolute and prismatic joints
   std::vector<Offset> now_, before_;      ///< per point, at the last two accepted states
   double t_now_ = 0.0, t_before_ = 0.0;
