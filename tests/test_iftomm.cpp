@@ -237,6 +237,17 @@ TEST(IftommA02, BelowTheRoundOffEveryMethodFollowsTheExactMotionOrStopsNamingDca
   }
 }
 
+// A unit speed-space vector orthogonal to `tangent`, in its two largest revolute coordinates.
+VecX normal_to(const VecX& tangent) {
+  VecX normal = VecX::Zero(tangent.size());
+  int largest = 0;
+  tangent.cwiseAbs().maxCoeff(&largest);
+  const int other = largest == 0 ? 1 : 0;
+  normal(other) = tangent(largest);
+  normal(largest) = -tangent(other);
+  return normal.normalized();
+}
+
 // The branch check itself, on states made by hand next to a change point of A02 (N = 2): moving
 // along the point's tangent passes; 0.1 rad off it, within the imminent offset, is a turn, and is
 // reported with its angle; the same turn 0.3 rad away from the point is the curve's bend, not a turn.
@@ -248,14 +259,7 @@ TEST(ChangePointMonitor, ReportsAVelocityTurningOffTheTangentNextToAPoint) {
   const ChangePoint& point = survey.points.front();
   ChangePointMonitor monitor(model, {point});
   ASSERT_TRUE(monitor.enabled());
-  // A unit speed-space vector orthogonal to the tangent, in the revolute coordinates.
-  VecX normal = VecX::Zero(model.nv);
-  int largest = 0;
-  point.tangent.cwiseAbs().maxCoeff(&largest);
-  const int other = largest == 0 ? 1 : 0;
-  normal(other) = point.tangent(largest);
-  normal(largest) = -point.tangent(other);
-  normal.normalize();
+  const VecX normal = normal_to(point.tangent);
   const auto state = [&](double along, double turn, double t) {
     VecX q = point.q;
     for (int k = 0; k < model.nv; ++k) q(model.q_index[model.v_body[k]]) += along * point.tangent(k);
@@ -284,13 +288,7 @@ TEST(ChangePointMonitor, APlacePassedTwiceIsJudgedByThePassageTheMotionCameAlong
   ASSERT_FALSE(survey.points.empty());
   const ChangePoint& first = survey.points.front();
   ChangePoint second = first;
-  int largest = 0;
-  first.tangent.cwiseAbs().maxCoeff(&largest);
-  const int other = largest == 0 ? 1 : 0;
-  second.tangent.setZero();
-  second.tangent(other) = first.tangent(largest);
-  second.tangent(largest) = -first.tangent(other);
-  second.tangent.normalize();
+  second.tangent = normal_to(first.tangent);
   const auto state = [&](ChangePointMonitor& monitor, const VecX& along_dir, double along, const VecX& velocity, double t) {
     VecX q = first.q;
     for (int k = 0; k < model.nv; ++k) q(model.q_index[model.v_body[k]]) += along * along_dir(k);
