@@ -94,9 +94,10 @@ class Walker {
       gram_.emplace(model, cons);
       if (gram_->fill() > kSparseFill) gram_.reset();
       if (!gram_) {
+        // In place: Eigen's sized constructors leave the status unset, which a copy would read.
         GGt_.resize(cons.rows(), cons.rows());
-        rows_eig_ = Eigen::SelfAdjointEigenSolver<MatX>(cons.rows());
-        rows_llt_ = Eigen::LLT<MatX>(cons.rows());
+        rows_eig_.emplace(cons.rows());
+        rows_llt_.emplace(cons.rows());
       }
     }
   }
@@ -138,13 +139,13 @@ class Walker {
   // and where `along` is not known, GᵀG's eigenvectors are taken.
   bool rows_indicator(const VecX& along, VecX& tangent, double& rho) {
     GGt_.noalias() = G_ * G_.transpose();
-    rows_eig_.compute(GGt_, Eigen::EigenvaluesOnly);
-    const VecX& l = rows_eig_.eigenvalues();
+    rows_eig_->compute(GGt_, Eigen::EigenvaluesOnly);
+    const VecX& l = rows_eig_->eigenvalues();
     rho = std::sqrt(std::max(l(0), 0.0) / std::max(l(l.size() - 1), 1e-300));
     if (!(rho >= kNullRatio)) return false;
-    rows_llt_.compute(GGt_);
+    rows_llt_->compute(GGt_);
     rows_.noalias() = G_ * along;
-    multipliers_ = rows_llt_.solve(rows_);
+    multipliers_ = rows_llt_->solve(rows_);
     tangent = along;
     tangent.noalias() -= G_.transpose() * multipliers_;
     tangent.normalize();
@@ -249,8 +250,8 @@ class Walker {
   VecX rows_, multipliers_;
   Eigen::SelfAdjointEigenSolver<MatX> eig_;
   MatX GGt_;  ///< G Gᵀ, m = nv − 1 rows, where G Gᵀ is not sparse
-  Eigen::SelfAdjointEigenSolver<MatX> rows_eig_;
-  Eigen::LLT<MatX> rows_llt_;
+  std::optional<Eigen::SelfAdjointEigenSolver<MatX>> rows_eig_;
+  std::optional<Eigen::LLT<MatX>> rows_llt_;
   std::optional<RowGram> gram_;  ///< when G Gᵀ is sparse and regular along the curve
   Projector projector_;
   std::string loops_;
