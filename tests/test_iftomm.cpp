@@ -12,6 +12,7 @@
 #include <cmath>
 #include <numbers>
 #include <random>
+#include <stdexcept>
 #include <variant>
 
 #include "absolute_coordinates.hpp"
@@ -248,15 +249,26 @@ VecX normal_to(const VecX& tangent) {
   return normal.normalized();
 }
 
+// A02 (N = 2) and the first change point its survey finds: the states of the monitor's tests.
+struct A02Point {
+  Model model;
+  ChangePoint point;
+};
+A02Point a02_point() {
+  A02Point a{Model::build(reference::a02_case(2, 1.0).mechanism), {}};
+  const ChangePointSurvey survey = survey_change_points(a.model, a.model.loops().constraints, a.model.q0);
+  if (survey.points.empty()) throw std::runtime_error("A02 (N = 2): the survey found no change point");
+  a.point = survey.points.front();
+  return a;
+}
+
 // The branch check itself, on states made by hand next to a change point of A02 (N = 2): moving
 // along the point's tangent passes; 0.1 rad off it, within the imminent offset, is a turn, and is
 // reported with its angle; the same turn 0.3 rad away from the point is the curve's bend, not a turn.
 TEST(ChangePointMonitor, ReportsAVelocityTurningOffTheTangentNextToAPoint) {
-  const reference::BenchmarkCase c = reference::a02_case(2, 1.0);
-  const Model model = Model::build(c.mechanism);
-  const ChangePointSurvey survey = survey_change_points(model, model.loops().constraints, model.q0);
-  ASSERT_FALSE(survey.points.empty());
-  const ChangePoint& point = survey.points.front();
+  const A02Point a02 = a02_point();
+  const Model& model = a02.model;
+  const ChangePoint& point = a02.point;
   ChangePointMonitor monitor(model, {point});
   ASSERT_TRUE(monitor.enabled());
   const VecX normal = normal_to(point.tangent);
@@ -276,17 +288,15 @@ TEST(ChangePointMonitor, ReportsAVelocityTurningOffTheTangentNextToAPoint) {
   EXPECT_EQ(monitor.turned(angle), nullptr);
 }
 
-// A configuration the curve passes twice (a change-point four-bar's crossing, zoo seed 11 case
-// 199) is two points, one tangent each, here the A02 point's and one at right angles to it (as
-// 1.56 rad there). The motion is judged against the passage it came along: along either one it
+// A configuration the curve passes twice (a change-point four-bar's crossing: zoo seed 7 case
+// 251, seed 11 case 264, test_zoo) is two points, one tangent each, here the A02 point's and one
+// at right angles to it. The motion is judged against the passage it came along: along either one it
 // passes; coming along the first and leaving along the second is a turn off its branch. (Judged
 // against each point's own tangent, every passage along the other tangent was a turn.)
 TEST(ChangePointMonitor, APlacePassedTwiceIsJudgedByThePassageTheMotionCameAlong) {
-  const reference::BenchmarkCase c = reference::a02_case(2, 1.0);
-  const Model model = Model::build(c.mechanism);
-  const ChangePointSurvey survey = survey_change_points(model, model.loops().constraints, model.q0);
-  ASSERT_FALSE(survey.points.empty());
-  const ChangePoint& first = survey.points.front();
+  const A02Point a02 = a02_point();
+  const Model& model = a02.model;
+  const ChangePoint& first = a02.point;
   ChangePoint second = first;
   second.tangent = normal_to(first.tangent);
   const auto state = [&](ChangePointMonitor& monitor, const VecX& along_dir, double along, const VecX& velocity, double t) {
