@@ -4,6 +4,7 @@
 #include "cli_support.hpp"
 #include "test_support.hpp"
 #include "loopdyn/mechanisms/generators.hpp"
+#include "loopdyn/formulations/registry.hpp"
 #include "loopdyn/io/model_file.hpp"
 #include "loopdyn/mechanisms/zoo.hpp"
 
@@ -413,6 +414,38 @@ TEST(Cli, InfoSaysWhetherRcrCoversTheLoops) {
   EXPECT_TRUE(j["methods"]["embedding"]["covers"].get<bool>());
   const CliResult text = run("info " + dir + "double_wishbone.yaml");
   EXPECT_NE(text.output.find("method rcr does not cover it: rcr: loop"), std::string::npos) << text.output;
+}
+
+// `info` and `simulate` agree on which methods take a model: on Park's singular four-bar the
+// motion reaches its change points, which lagrange-dense, lagrange-on and srm refuse at the start
+// of a run; `info` says so in the same words, and every method it says covers the model runs.
+TEST(Cli, InfoListsTheMethodsThatRefuseAReachableChangePoint) {
+  const std::string model = std::string(LOOPDYN_SOURCE_DIR) + "/models/fourbar_park_singular.yaml";
+  const CliResult info = run("info --json " + model);
+  ASSERT_EQ(info.status, 0) << info.output;
+  const auto methods = nlohmann::json::parse(info.output)["methods"];
+  for (const char* refusing : {"lagrange-dense", "lagrange-on", "srm"}) {
+    SCOPED_TRACE(refusing);
+    ASSERT_FALSE(methods[refusing]["covers"].get<bool>());
+    const std::string reason = methods[refusing]["reason"].get<std::string>();
+    EXPECT_NE(reason.find("the motion can reach a change point of the loops"), std::string::npos) << reason;
+    const CliResult sim = run("simulate " + model + " --method " + refusing + " --t-end 0.01 --out " +
+                              scratch("info_refusal.csv").string());
+    EXPECT_EQ(sim.status, 1) << sim.output;
+    // The run's message names the same point and reason (the CLI spells settings as flags).
+    EXPECT_NE(sim.output.find(reason.substr(0, reason.find("), which"))), std::string::npos) << sim.output;
+  }
+  for (const auto& [name, scope] : methods.items()) {
+    if (!scope["covers"].get<bool>()) continue;
+    SCOPED_TRACE(name);
+    const CliResult sim = run("simulate " + model + " --method " + name + " --t-end 0.01 --out " +
+                              scratch("info_covers.csv").string());
+    EXPECT_EQ(sim.status, 0) << sim.output;
+  }
+  // Park's regular four-bar has no change point: every loop method covers it.
+  const auto regular = nlohmann::json::parse(
+      run("info --json " + std::string(LOOPDYN_SOURCE_DIR) + "/models/fourbar_park_regular.yaml").output)["methods"];
+  for (const std::string& name : loopdyn::loop_methods()) EXPECT_TRUE(regular[name]["covers"].get<bool>()) << name;
 }
 
 // rcr near a singular configuration of its choice of independent speeds: the five-bar's first

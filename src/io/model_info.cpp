@@ -6,8 +6,43 @@
 #include "loopdyn/loops/constraints.hpp"
 #include "loopdyn/formulations/registry.hpp"
 #include "loopdyn/run/method_choice.hpp"
+#include "loopdyn/run/start_state.hpp"
+
+#include <memory>
+#include <optional>
 
 namespace loopdyn {
+
+namespace {
+
+// The survey of change points from the start state `loopdyn simulate` takes (the model's state,
+// assembled) when the motion can reach one of them; nullopt otherwise, or when the state does not
+// assemble (the run says why).
+std::optional<SurveyedStart> reachable_change_points(const Model& model) {
+  if (!model.has_loops()) return std::nullopt;
+  try {
+    const StartState start = start_state(model, model.q0, model.u0, true);
+    SurveyedStart s{start.q, start.u, survey_change_points(model, model.loops().constraints, start.q, start.u)};
+    if (first_reachable(model, s.survey, s.q0, s.u0)) return s;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// Why method m does not take the model: its scope at q0, or, where the motion can reach a change
+// point, the refusal its run would make (the Simulator's, with default settings).
+std::string scope_problem(const Model& model, const MethodInfo& m, const std::optional<SurveyedStart>& start) {
+  std::string problem = m.scope_problem(model, model.q0);
+  if (!problem.empty() || !start) return problem;
+  try {
+    const std::unique_ptr<Formulation> f = make_formulation(m.name, model, FormulationSettings{});
+    return change_point_problem(model, start->survey, start->q0, start->u0, m.name, f->change_point_refusal());
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
 
 ModelSummary summarize(const Model& model) {
   auto body_label = [&](int b) { return b < 0 ? ground_name : std::string_view(model.body_name[b]); };
@@ -56,8 +91,9 @@ ModelSummary summarize(const Model& model) {
   // For the default integrator (dopri5, run.hpp), and for a fixed step (rk4).
   s.default_method = default_method(model, IntegratorKind::dopri5);
   s.default_method_fixed_step = default_method(model, IntegratorKind::rk4);
+  const std::optional<SurveyedStart> start = reachable_change_points(model);
   for (const MethodInfo& m : loopdyn::methods())
-    if (m.implemented()) s.methods.push_back({m.name, m.scope_problem(model, model.q0)});
+    if (m.implemented()) s.methods.push_back({m.name, scope_problem(model, m, start)});
   s.markers = model.markers.size();
   s.force_elements = model.forces.size();
   return s;

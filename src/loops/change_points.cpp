@@ -390,6 +390,24 @@ bool may_reach(const Model& model, const ChangePoint& point, const VecX& q0, con
   return point.potential <= reachable_potential(model, q0, u0);
 }
 
+const ChangePoint* first_reachable(const Model& model, const ChangePointSurvey& survey, const VecX& q0,
+                                   const VecX& u0) {
+  if (survey.points.empty()) return nullptr;
+  const double reachable = reachable_potential(model, q0, u0);
+  for (const ChangePoint& p : survey.points)
+    if (p.potential <= reachable) return &p;
+  return nullptr;
+}
+
+std::string change_point_problem(const Model& model, const ChangePointSurvey& survey, const VecX& q0,
+                                 const VecX& u0, std::string_view method, const std::string& refusal) {
+  if (refusal.empty()) return {};
+  const ChangePoint* p = first_reachable(model, survey, q0, u0);
+  if (!p) return {};
+  return std::string(method) + " refuses the run: the motion can reach a change point of the loops (" +
+         describe(model, *p) + "), which " + refusal;
+}
+
 std::string describe(const Model& model, const ChangePoint& point) {
   std::ostringstream s;
   s << "loops " << point.loops << " (rank " << point.rank_regular << " -> " << point.rank_at_point << ") at ";

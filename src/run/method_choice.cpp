@@ -33,11 +33,10 @@ MethodChoice default_method(const Model& model, const VecX& q, const VecX& u, In
   // Every choice from here on carries the survey, for the run to take (MethodChoice::survey).
   SurveyedStart surveyed{q, u, survey_change_points(model, model.loops().constraints, q, u)};
   MethodChoice choice = [&]() -> MethodChoice {
-    for (const ChangePoint& p : surveyed.survey.points)
-      if (may_reach(model, p, q, u))
-        return {"embedding", size + ", but the motion can reach a change point of the loops (" + describe(model, p) +
-                                 "): embedding is the method within IFToMM's bound on the 40-loop N-four-bar "
-                                 "(docs/results.md)"};
+    if (const ChangePoint* p = first_reachable(model, surveyed.survey, q, u))
+      return {"embedding", size + ", but the motion can reach a change point of the loops (" + describe(model, *p) +
+                               "): embedding is the method within IFToMM's bound on the 40-loop N-four-bar "
+                               "(docs/results.md)"};
     if (method_info("rcr").scope_problem(model, q).empty())
       return {"rcr", size + ", but its loops share their base and close one at a time: recursive coordinate "
                             "reduction stays linear in its size"};

@@ -249,12 +249,10 @@ void Simulator::watch_change_points(const Trajectory& traj, const VecX& q_start,
     guard_.emplace(model_, constraints_, q_start);
     if (!guard_->enabled()) guard_.reset();
   }
-  const std::string refusal = formulation_.change_point_refusal();
-  for (const ChangePoint& p : traj.change_points.points)
-    if (!refusal.empty() && may_reach(model_, p, q, u))
-      throw SingularConfigurationError(std::string(formulation_.name()) +
-                               " refuses the run: the motion can reach a change point of the loops (" +
-                               describe(model_, p) + "), which " + refusal);
+  if (std::string problem = change_point_problem(model_, traj.change_points, q, u, formulation_.name(),
+                                                 formulation_.change_point_refusal());
+      !problem.empty())
+    throw SingularConfigurationError(std::move(problem));
   if (!traj.change_points.points.empty()) monitor_.emplace(model_, traj.change_points.points);
 }
 

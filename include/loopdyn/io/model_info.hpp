@@ -45,7 +45,10 @@ struct ModelSummary {
   };
   struct Scope {
     std::string_view method;
-    std::string problem;  ///< empty when the method covers the model
+    /// Empty when the method covers the model: its scope at the initial configuration, and, where
+    /// the motion from the assembled initial state can reach a change point, the refusal its run
+    /// would make there with default settings (the same text).
+    std::string problem;
   };
 
   std::string_view name;

@@ -76,6 +76,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "loopdyn/loops/constraints.hpp"
@@ -132,6 +133,15 @@ struct SurveyedStart {
 /// initial total energy, unless applied forces or torques can add energy (springs and dampers
 /// cannot).
 bool may_reach(const Model& model, const ChangePoint& point, const VecX& q0, const VecX& u0);
+/// The first of the survey's points the motion from (q0, u0) may reach, or nullptr.
+const ChangePoint* first_reachable(const Model& model, const ChangePointSurvey& survey, const VecX& q0,
+                                   const VecX& u0);
+/// Why `method` refuses the motion from (q0, u0), given its Formulation::change_point_refusal()
+/// (`refusal`): "<method> refuses the run: the motion can reach a change point of the loops
+/// (<where>), which <refusal>"; empty when the refusal is empty or no point is reachable. The one
+/// text of the Simulator's refusal and of `loopdyn info`'s.
+std::string change_point_problem(const Model& model, const ChangePointSurvey& survey, const VecX& q0,
+                                 const VecX& u0, std::string_view method, const std::string& refusal);
 /// The largest potential energy the motion from (q0, u0) can reach (may_reach): infinity when
 /// applied forces or torques can add energy.
 double reachable_potential(const Model& model, const VecX& q0, const VecX& u0);
