@@ -197,7 +197,9 @@ TEST(Cli, BadInputFailsWithOneLine) {
            {" --atol -1", "--atol -1: must be a finite number >= 0"},
            {" --rtol 0 --atol 0", "--rtol 0: dopri5 needs --rtol or --atol above 0"},
            {" --integrator rk4 --dt 0", "--dt 0: rk4 needs a finite step > 0"},
-           {" --integrator rk4 --dt 1e-300", "--dt 1e-300: rk4 takes more than the 1e+08 steps a run may take to --t-end 10"}})
+           {" --integrator rk4 --dt 1e-300", "--dt 1e-300: rk4 takes more than the 1e+08 steps a run may take to --t-end 10"},
+           // The user's value as written, every digit (three digits read "1.23e-05" for both).
+           {" --integrator rk4 --dt -1.23456e-05", "--dt -1.23456e-05: rk4 needs a finite step > 0"}})
     expect_one_line_error(run("simulate " + models() + "/double_pendulum.yaml" + option), why);
   // The settings every method shares, checked for every method (the four-bar runs embedding):
   // each of these ran (a negative α or rank tolerance to a wrong motion or the watch's stop), or

@@ -1,10 +1,11 @@
 // Functions of time (time_function.hpp).
 #include "loopdyn/core/time_function.hpp"
 
+#include "loopdyn/core/names.hpp"
+
 #include <muParser.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <mutex>
 #include <numbers>
@@ -31,12 +32,6 @@ std::string number(double x) {
   return s.str();
 }
 
-// The shortest text that reads back as x: enough digits to tell a time from a table's end
-// (t = 2.0000000000000013 read "t = 2" beside a table ending at 2).
-std::string exact(double x) {
-  char buf[32];
-  return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
-}
 
 struct Polynomial final : TimeFunction::Kind {
   std::vector<double> c;  // Σ c_k t^k
@@ -106,8 +101,8 @@ struct Table final : TimeFunction::Kind {
   TimeValue at(double x) const override {
     if (!(x >= t.front() && x <= t.back())) {
       std::ostringstream s;
-      s << "t = " << exact(x) << " s is outside the table's times [" << exact(t.front()) << ", "
-        << exact(t.back()) << "] s";
+      s << "t = " << exact_number(x) << " s is outside the table's times [" << exact_number(t.front()) << ", "
+        << exact_number(t.back()) << "] s";
       throw std::runtime_error(s.str());
     }
     const std::size_t i = std::min<std::size_t>(std::upper_bound(t.begin(), t.end(), x) - t.begin(), t.size() - 1) - 1;

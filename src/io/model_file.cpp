@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +27,7 @@
 #include "loopdyn/io/mjcf.hpp"
 #include "loopdyn/core/joints.hpp"
 #include "loopdyn/core/model.hpp"
+#include "loopdyn/core/names.hpp"
 #include "io/yaml_tree.hpp"  // the reader
 
 namespace loopdyn {
@@ -103,13 +103,6 @@ std::optional<std::string> peek_scalar(const yaml::Node& map, std::string_view k
   const yaml::Node value = map[key];
   if (!value.IsDefined() || !value.IsScalar()) return std::nullopt;
   return value.Scalar();
-}
-
-/// Shortest text that reads back as the same double ("0.1", "1e-05"); −0 is written as 0.
-std::string number_text(double v) {
-  std::array<char, 32> buf{};
-  char* end = std::to_chars(buf.data(), buf.data() + buf.size(), v + 0.0).ptr;
-  return std::string(buf.data(), end);
 }
 
 /// How a message names a value: a key of a labelled item ("'mass' of body 'b'") or a given text,
@@ -369,7 +362,7 @@ VisualSpec Parser::visual(const yaml::Node& node, const std::string& label) cons
   v.shape = *shape;
   const auto positive = [&](std::string_view key) {
     const double x = m.number(key);
-    if (x <= 0.0) fail(m.required(key), m.field(key) + " must be positive, got " + number_text(x));
+    if (x <= 0.0) fail(m.required(key), m.field(key) + " must be positive, got " + exact_number(x));
     return x;
   };
   switch (v.shape) {
@@ -671,11 +664,11 @@ class Writer {
   YAML::Emitter& key(std::string_view k) { return out_ << YAML::Key << std::string(k) << YAML::Value; }
   void text(std::string_view k, const std::string& v) { key(k) << v; }
   void number(std::string_view k, double v, std::optional<double> fallback = std::nullopt) {
-    if (!fallback || v != *fallback) key(k) << number_text(v);
+    if (!fallback || v != *fallback) key(k) << exact_number(v);
   }
   void numbers(const double* v, std::size_t n) {
     out_ << YAML::Flow << YAML::BeginSeq;
-    for (std::size_t k = 0; k < n; ++k) out_ << number_text(v[k]);
+    for (std::size_t k = 0; k < n; ++k) out_ << exact_number(v[k]);
     out_ << YAML::EndSeq;
   }
   void vec3(std::string_view k, const Vec3& v, std::optional<Vec3> fallback = std::nullopt) {

@@ -169,11 +169,6 @@ double from_float(float x) {
   return d;
 }
 
-std::string shortest(double x) {
-  char buf[32];
-  return {buf, std::to_chars(buf, buf + sizeof buf, x).ptr};
-}
-
 bool has_mass(const urdf::Link& link) { return link.inertial && link.inertial->mass != 0.0; }
 
 /// A rotation whose z axis is `normal`: the shortest arc from z, a half turn about x for −z. A
@@ -306,7 +301,7 @@ BodySpec Converter::body(const urdf::Link& link) const {
   b.where = doc_.where("link", link.name);
   if (!(in.mass > 0.0))
     fail_at(doc_.line("link", link.name, "inertial"),
-            "link '" + link.name + "': mass must be positive, got " + shortest(in.mass));
+            "link '" + link.name + "': mass must be positive, got " + exact_number(in.mass));
   b.mass = in.mass;
   const Transform c = transform_of(in.origin);
   Mat3 I;
@@ -338,7 +333,7 @@ void Converter::add_visuals(const urdf::Link& link, const tinyxml2::XMLElement& 
 // file that cannot be read back), so they are refused here, at the <visual>'s line.
 VisualSpec Converter::visual(const urdf::Visual& v, const Transform& pose, const std::string& link, int line) const {
   const auto positive = [&](double x, const char* what) {
-    if (!(x > 0.0)) fail_at(line, "link '" + link + "': <visual> " + what + " must be positive, got " + shortest(x));
+    if (!(x > 0.0)) fail_at(line, "link '" + link + "': <visual> " + what + " must be positive, got " + exact_number(x));
     return x;
   };
   VisualSpec s;
@@ -456,7 +451,7 @@ void Converter::add_joint(const urdf::Joint& j) {
   // typo that, dropped, would leave the joint without the limit the file asks for.
   if (j.limits && j.limits->effort < 0.0)
     fail_at(doc_.line("joint", j.name, "limit"),
-            "joint '" + j.name + "': <limit effort> must not be negative, got " + shortest(j.limits->effort));
+            "joint '" + j.name + "': <limit effort> must not be negative, got " + exact_number(j.limits->effort));
   if (j.limits && j.limits->effort > 0.0 && (s.type == JointType::revolute || s.type == JointType::prismatic))
     s.effort = j.limits->effort;
   mech_.joints.push_back(s);

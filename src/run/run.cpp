@@ -119,14 +119,14 @@ void check_run_settings(const RunSettings& settings) {
   const SimulationSettings& sim = settings.simulation;
   const IntegratorSettings& is = sim.integrator;
   const auto refuse = [](const char* name, double value, const std::string& rule) {
-    throw std::invalid_argument("`" + std::string(name) + " = " + short_number(value) + "`: " + rule);
+    throw std::invalid_argument("`" + std::string(name) + " = " + exact_number(value) + "`: " + rule);
   };
   if (!(sim.t_end >= 0.0) || !std::isfinite(sim.t_end)) refuse("t_end", sim.t_end, "the end time must be a finite number of seconds >= 0");
   if (!(sim.output_dt > 0.0) || !std::isfinite(sim.output_dt))
     refuse("output_dt", sim.output_dt, "the interval between rows must be a finite number of seconds > 0");
   if (sim.t_end / sim.output_dt > kMostOutputRows)
     refuse("output_dt", sim.output_dt,
-           "a row every `output_dt` up to `t_end = " + short_number(sim.t_end) + "` makes more than the " +
+           "a row every `output_dt` up to `t_end = " + exact_number(sim.t_end) + "` makes more than the " +
                short_number(kMostOutputRows) + " rows a run keeps in memory: a larger `output_dt`, or a shorter run");
   const IntegratorKind kind = run_integrator(settings, settings.method);
   const std::string integrator(to_string(kind));
@@ -144,7 +144,7 @@ void check_run_settings(const RunSettings& settings) {
     if (sim.t_end / is.dt > static_cast<double>(is.max_steps))
       refuse("dt", is.dt,
              integrator + " takes more than the " + short_number(static_cast<double>(is.max_steps)) +
-                 " steps a run may take to `t_end = " + short_number(sim.t_end) + "`: a larger `dt`");
+                 " steps a run may take to `t_end = " + exact_number(sim.t_end) + "`: a larger `dt`");
     if (sim.watch.enabled && (!(sim.watch.fixed_step_accuracy > 0.0) || !std::isfinite(sim.watch.fixed_step_accuracy)))
       refuse("fixed_step_accuracy", sim.watch.fixed_step_accuracy, "the run watch needs a finite accuracy > 0");
   }

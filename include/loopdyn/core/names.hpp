@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <charconv>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -40,6 +41,14 @@ inline std::vector<std::string> near_names(std::string_view name, const std::vec
   std::vector<std::string> out;
   for (auto& [d, c] : near) out.push_back(std::move(c));
   return out;
+}
+
+/// The shortest text that reads back as x ("0.1", "1e-05", "2.0000000000000013"); −0 is written
+/// as 0. For values a user wrote (echoed in messages, written back to model files) and for times
+/// that must be told apart from their neighbours.
+inline std::string exact_number(double x) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, x + 0.0).ptr);
 }
 
 /// A value in a message, to three significant digits: "0.0144", "1.23e-05".
