@@ -2,6 +2,7 @@
 #include "loopdyn/loops/change_points.hpp"
 
 #include <Eigen/Cholesky>
+#include <Eigen/QR>
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
@@ -36,6 +37,13 @@ constexpr int kEstimateIterations = 20;
 // Golden-section iterations locating a dip: the bracket (two walk steps) shrinks by 0.618 each,
 // to 2 · 0.618⁶⁰ ≈ 6e-13 of a walk step.
 constexpr int kGoldenIterations = 60;
+// Newton iterations of locate's corrector on its hyperplane, the ‖Φ‖∞ it must reach (the
+// projection's tolerance, ProjectionSettings) and the one it goes on to while Newton still halves
+// it: near a change point a residual δ leaves the point off the curve by δ / σ_min, and at the
+// projection's 1e-10 the located crank angle of A02 (N = 2) was 2.9e-7 rad off the exact one, at
+// the round-off floor below 1e-9.
+constexpr int kPlaneIterations = 12;
+constexpr double kPlaneTolerance = 1e-10, kPlaneFloor = 1e-15;
 // Walk points within this many walk steps of q0 (every coordinate) may close the curve.
 constexpr double kCloseSteps = 2.0;
 // The steepest slope of ρ along the curve (per rad or m of the largest speed component) at which
@@ -88,7 +96,15 @@ class Walker {
  public:
   Walker(const Model& model, const Constraints& cons)
       : model_(model), cons_(cons), kin_(model), data_(model), G_(cons.rows(), model.nv),
-        rows_(cons.rows()), multipliers_(cons.rows()), projector_(model, cons) {
+        rows_(cons.rows()), multipliers_(cons.rows()), projector_(model, cons), plane_(cons.rows() + 1, model.nv),
+        plane_rhs_(cons.rows() + 1), phi_(cons.rows()) {
+    // The kept rows with the alternates (a Bricard's or Bennett's rows that may take a kept row's
+    // place along the motion): where they keep the rank the kept rows lose, no change point.
+    if (!cons.alternates().empty()) {
+      std::vector<ConstraintRow> rows = cons.kept();
+      rows.insert(rows.end(), cons.alternates().begin(), cons.alternates().end());
+      with_alternates_.emplace(std::move(rows));
+    }
     // One kept row per constraint (m = nv − 1): the nonzero σ of G are those of G Gᵀ.
     if (cons.rows() + 1 == model.nv) {
       gram_.emplace(model, cons);
@@ -192,14 +208,21 @@ class Walker {
   }
 
   // The change point between the walk point `from` (tangent dir) and `span` ahead (the two walk
-  // steps around the dip), by golden-section search of the least ρ; false when ρ does not fall
-  // below kVanish.
+  // steps around the dip), by golden-section search of the least ρ over the curve's points on the
+  // hyperplanes dirᵀ(x − from) = s; false when ρ does not fall below kVanish, or when the kept
+  // rows' rank loss there is one their alternates make up (RowChoice's exchange, no change point).
+  // Each trial point is reached from the nearest one found (continuation along the curve), so that
+  // near a crossing it stays on the branch the walk came along; the hyperplane makes s the same
+  // parameter whichever point it starts from (a trial point projected from one tangent line landed
+  // on either branch near a crossing, and the least ρ found depended on where the walk stood).
   bool locate(const VecX& from, const VecX& dir, double span, ChangePoint& out) {
+    trials_.clear();
+    trials_.push_back({0.0, from, dir});
     const double g = (std::sqrt(5.0) - 1.0) / 2.0;
     double a = 0.0, b = span;
     double x1 = b - g * (b - a), x2 = a + g * (b - a);
     VecX q(model_.nq), t(model_.nv);
-    auto rho = [&](double s) { return point(from, dir, s, q) ? indicator_at_point(t, &dir) : 1.0; };
+    auto rho = [&](double s) { return trial(dir, s, q, t); };
     double f1 = rho(x1), f2 = rho(x2);
     const double reach = dir.cwiseAbs().maxCoeff();  // largest speed component per unit of s
     for (int it = 0; it < kGoldenIterations; ++it) {
@@ -214,16 +237,17 @@ class Walker {
       }
     }
     const double s = 0.5 * (a + b);
-    if (!point(from, dir, s, out.q)) return false;
+    if (!(trial(dir, s, out.q, t) <= kVanish)) return false;
     int nullity = 0;
-    out.indicator = indicator_at_point(t, &dir, &nullity);
-    out.potential = potential_at_point(out.q);
-    if (out.indicator > kVanish) return false;
+    update_positions(model_, kin_, out.q);
+    out.indicator = indicator(kin_, t, &dir, &nullity);
+    if (out.indicator > kVanish || alternates_keep_rank(out.q)) return false;
     describe_rank(nullity);
+    const Energy e = energy(model_, kin_, out.q);
+    out.potential = e.gravity + e.springs;
     // The tangent a little before the point, where it is well defined (the null space grows at it).
     VecX before(model_.nq);
-    if (!point(from, dir, std::max(0.0, s - 0.025 * span), before)) return false;
-    indicator_at_point(out.tangent, &dir);
+    if (!(trial(dir, std::max(0.0, s - 0.025 * span), before, out.tangent) < 1.0)) return false;
     out.rank_regular = model_.nv - 1;
     out.rank_at_point = model_.nv - nullity;
     out.loops = loops_;
@@ -231,6 +255,65 @@ class Walker {
   }
 
  private:
+  struct Trial {
+    double s;
+    VecX q, tangent;
+  };
+
+  // ρ at the curve's point q on the hyperplane dirᵀ(x − from) = s (locate), with its tangent t:
+  // predicted from the nearest trial point found along its tangent, corrected on the hyperplane;
+  // 1 (no dip) where the corrector does not converge.
+  double trial(const VecX& dir, double s, VecX& q, VecX& t) {
+    const Trial* near = &trials_.front();
+    for (const Trial& k : trials_)
+      if (std::abs(k.s - s) < std::abs(near->s - s)) near = &k;
+    const double along = dir.dot(near->tangent);
+    if (!(std::abs(along) > 1e-3)) return 1.0;  // the curve runs along the hyperplane there
+    q = near->q;
+    integrate_q(model_, q, ((s - near->s) / along) * near->tangent);
+    if (!on_plane(dir, q)) return 1.0;
+    update_positions(model_, kin_, q);
+    const double rho = indicator(kin_, t, &near->tangent, nullptr);
+    trials_.push_back({s, q, t});
+    return rho;
+  }
+
+  // Newton on Φ(q) = 0 within the hyperplane through q normal to dir: each step Δ the least-norm
+  // solution of G Δ = −Φ, dirᵀ Δ = 0 (speed space). Near a crossing G loses rank and [G; dirᵀ]
+  // with it; the complete orthogonal decomposition's least-norm step keeps to the nearest branch.
+  bool on_plane(const VecX& dir, VecX& q) {
+    const int m = cons_.rows();
+    double before = std::numeric_limits<double>::infinity();
+    for (int it = 0; it < kPlaneIterations; ++it) {
+      update_positions(model_, kin_, q);
+      constraint_position(model_, cons_, kin_, kWithoutDrives, data_, phi_);
+      if (!phi_.allFinite()) return false;
+      const double residual = phi_.lpNorm<Eigen::Infinity>();
+      if (residual <= kPlaneTolerance && (residual <= kPlaneFloor || residual > 0.5 * before)) return true;
+      before = residual;
+      constraint_jacobian(model_, cons_, kin_, data_, G_);
+      plane_.topRows(m) = G_;
+      plane_.row(m) = dir.transpose();
+      plane_rhs_.head(m) = -phi_;
+      plane_rhs_(m) = 0.0;
+      plane_cod_.compute(plane_);
+      integrate_q(model_, q, plane_cod_.solve(plane_rhs_));
+    }
+    return before <= kPlaneTolerance;
+  }
+
+  // True when the kept rows with their alternates keep rank nv − 1 at q: σ₂/σ₁ of their Jacobian
+  // above kVanish.
+  bool alternates_keep_rank(const VecX& q) {
+    if (!with_alternates_) return false;
+    update_positions(model_, kin_, q);
+    MatX G(with_alternates_->rows(), model_.nv);
+    constraint_jacobian(model_, *with_alternates_, kin_, data_, G);
+    Eigen::SelfAdjointEigenSolver<MatX> all(G.transpose() * G, Eigen::EigenvaluesOnly);
+    const VecX& l = all.eigenvalues();
+    return l.size() > 1 && std::sqrt(std::max(l(1), 0.0) / std::max(l(l.size() - 1), 1e-300)) > kVanish;
+  }
+
   // The loops of the rows that lose rank: eigenvectors of G Gᵀ past its structural null space.
   void describe_rank(int nullity) {
     Eigen::SelfAdjointEigenSolver<MatX> rows(G_ * G_.transpose());
@@ -254,6 +337,11 @@ class Walker {
   std::optional<Eigen::LLT<MatX>> rows_llt_;
   std::optional<RowGram> gram_;  ///< when G Gᵀ is sparse and regular along the curve
   Projector projector_;
+  MatX plane_;                    ///< (m + 1 x nv) [G; dirᵀ], locate's corrector
+  VecX plane_rhs_, phi_;          ///< (m + 1) its right-hand side, (m) Φ
+  Eigen::CompleteOrthogonalDecomposition<MatX> plane_cod_;
+  std::vector<Trial> trials_;     ///< locate's trial points so far
+  std::optional<Constraints> with_alternates_;  ///< kept rows and alternates, when there are alternates
   std::string loops_;
 };
 

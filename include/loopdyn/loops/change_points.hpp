@@ -18,8 +18,10 @@
 // change point farther off than one: change_points.cpp, kDipSlope) until it closes or after
 // kWalkSteps steps. The indicator ρ(q) = σ₂(G) / σ₁(G) over the non-zero singular values (the
 // smallest one that is not the curve's tangent) dips to zero at a change point; a dip below
-// kDip between walk points is located by golden-section search along the curve and kept as a
-// change point when ρ falls below kVanish there.
+// kDip between walk points is located by golden-section search along the curve (its points on
+// the hyperplanes normal to the walk's tangent, each reached from the nearest found) and kept as
+// a change point when ρ falls below kVanish there, unless the kept rows with their alternates
+// keep the rank there (a Bennett's or Bricard's row exchange, no change point).
 //
 // Crossing (dopri5): the ChangePointMonitor measures, at every accepted state, the signed offset
 // d along the curve's tangent at each change point (revolute and prismatic coordinates; angles
