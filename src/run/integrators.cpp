@@ -19,6 +19,8 @@
 // vectors and matrix are made once).
 #include "loopdyn/run/integrators.hpp"
 
+#include "loopdyn/core/names.hpp"
+
 #include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_dense.h>
@@ -101,32 +103,9 @@ class Driver {
         throw std::invalid_argument("integrate: output times must be finite, sorted and >= t0");
       prev = t;
     }
-    if (set_.max_steps <= 0) throw std::invalid_argument("integrate: max_steps must be positive");
-    if (error_controlled(set_.kind)) {
-      if (!(set_.rtol >= 0.0) || !(set_.atol >= 0.0) || !(set_.rtol + set_.atol > 0.0))
-        throw std::invalid_argument("integrate: " + std::string(to_string(set_.kind)) +
-                                    " needs rtol >= 0, atol >= 0, rtol + atol > 0");
-      // Hairer's codes refuse rtol <= 10 ε, SciPy raises it to 100 ε: below, a step's own round-off
-      // outweighs the error allowed and the step size shrinks to underflow (rtol 1e-20 did, at t = 0).
-      if (set_.rtol > 0.0 && set_.rtol < kSmallestRtol) {
-        std::ostringstream s;
-        s << "integrate: " << to_string(set_.kind) << "'s rtol " << set_.rtol << " is below " << kSmallestRtol
-          << " (100 x the double precision), which no step can meet: its own round-off is larger";
-        throw std::invalid_argument(s.str());
-      }
-      if (!(set_.dt_max > 0.0)) throw std::invalid_argument("integrate: dt_max must be positive");
-      if (std::isnan(set_.dt)) throw std::invalid_argument("integrate: dt is NaN");
-    } else if (!(set_.dt > 0.0) || !std::isfinite(set_.dt)) {
-      throw std::invalid_argument("integrate: fixed-step integrators need a finite dt > 0");
-    } else if (const double steps = (t_out_.empty() ? 0.0 : t_out_.back() - t0_) / set_.dt;
-               steps > static_cast<double>(set_.max_steps)) {
-      // Refused before the first step: --dt 1e-300 ran until max_steps, 1e8 steps later.
-      std::ostringstream s;
-      s << "the fixed step `dt = " << set_.dt << "` of " << to_string(set_.kind) << " takes " << steps
-        << " steps to t = " << t_out_.back() << " s, more than the " << static_cast<double>(set_.max_steps)
-        << " a run may take: a larger dt";
-      throw std::invalid_argument(s.str());
-    }
+    if (auto problem = integrator_problem(set_, t_out_.empty() ? 0.0 : t_out_.back() - t0_))
+      throw std::invalid_argument("integrate: `" + problem->name + " = " + exact_number(problem->value) +
+                                  "`: " + problem->rule);
   }
 
   // dx = f(t, x), counted and checked.
@@ -496,6 +475,32 @@ class Driver {
 };
 
 }  // namespace
+
+std::optional<SettingProblem> integrator_problem(const IntegratorSettings& s, double span) {
+  const std::string integrator(to_string(s.kind));
+  if (s.max_steps <= 0) return SettingProblem{"max_steps", static_cast<double>(s.max_steps), "must be positive"};
+  if (error_controlled(s.kind)) {
+    if (!(s.rtol >= 0.0) || !std::isfinite(s.rtol)) return SettingProblem{"rtol", s.rtol, "must be a finite number >= 0"};
+    if (!(s.atol >= 0.0) || !std::isfinite(s.atol)) return SettingProblem{"atol", s.atol, "must be a finite number >= 0"};
+    if (!(s.rtol + s.atol > 0.0)) return SettingProblem{"rtol", s.rtol, integrator + " needs `rtol` or `atol` above 0"};
+    // Hairer's codes refuse rtol <= 10 ε, SciPy raises it to 100 ε: below, a step's own round-off
+    // outweighs the error allowed and the step size shrinks to underflow (rtol 1e-20 did, at t = 0).
+    if (s.rtol > 0.0 && s.rtol < kSmallestRtol)
+      return SettingProblem{"rtol", s.rtol,
+                            "below " + short_number(kSmallestRtol) + " (100 x the double precision) no step of " +
+                                integrator + " can meet it: its own round-off is larger"};
+    if (std::isnan(s.dt)) return SettingProblem{"dt", s.dt, "the initial step must be a number (<= 0: automatic)"};
+    if (!(s.dt_max > 0.0)) return SettingProblem{"dt_max", s.dt_max, "the largest step must be > 0"};
+    return std::nullopt;
+  }
+  if (!(s.dt > 0.0) || !std::isfinite(s.dt)) return SettingProblem{"dt", s.dt, integrator + " needs a finite step > 0"};
+  // Refused before the first step: --dt 1e-300 ran until max_steps, 1e8 steps later.
+  if (span / s.dt > static_cast<double>(s.max_steps))
+    return SettingProblem{"dt", s.dt,
+                          integrator + " takes more than the " + short_number(static_cast<double>(s.max_steps)) +
+                              " steps a run may take over " + exact_number(span) + " s: a larger `dt`"};
+  return std::nullopt;
+}
 
 std::optional<IntegratorKind> parse_integrator(std::string_view name) {
   for (const auto& [text, kind] : integrator_names)

@@ -122,32 +122,11 @@ void check_run_settings(const RunSettings& settings) {
     throw std::invalid_argument("`" + std::string(name) + " = " + exact_number(value) + "`: " + rule);
   };
   if (!(sim.t_end >= 0.0) || !std::isfinite(sim.t_end)) refuse("t_end", sim.t_end, "the end time must be a finite number of seconds >= 0");
-  if (!(sim.output_dt > 0.0) || !std::isfinite(sim.output_dt))
-    refuse("output_dt", sim.output_dt, "the interval between rows must be a finite number of seconds > 0");
-  if (sim.t_end / sim.output_dt > kMostOutputRows)
-    refuse("output_dt", sim.output_dt,
-           "a row every `output_dt` up to `t_end = " + exact_number(sim.t_end) + "` makes more than the " +
-               short_number(kMostOutputRows) + " rows a run keeps in memory: a larger `output_dt`, or a shorter run");
-  const IntegratorKind kind = run_integrator(settings, settings.method);
-  const std::string integrator(to_string(kind));
-  if (error_controlled(kind)) {
-    if (!(is.rtol >= 0.0) || !std::isfinite(is.rtol)) refuse("rtol", is.rtol, "must be a finite number >= 0");
-    if (!(is.atol >= 0.0) || !std::isfinite(is.atol)) refuse("atol", is.atol, "must be a finite number >= 0");
-    if (!(is.rtol + is.atol > 0.0)) refuse("rtol", is.rtol, integrator + " needs `rtol` or `atol` above 0");
-    if (is.rtol > 0.0 && is.rtol < kSmallestRtol)
-      refuse("rtol", is.rtol,
-             "below " + short_number(kSmallestRtol) + " (100 x the double precision) no step of " + integrator +
-                 " can meet it: its own round-off is larger");
-    if (std::isnan(is.dt)) refuse("dt", is.dt, "the initial step must be a number (<= 0: automatic)");
-  } else {
-    if (!(is.dt > 0.0) || !std::isfinite(is.dt)) refuse("dt", is.dt, integrator + " needs a finite step > 0");
-    if (sim.t_end / is.dt > static_cast<double>(is.max_steps))
-      refuse("dt", is.dt,
-             integrator + " takes more than the " + short_number(static_cast<double>(is.max_steps)) +
-                 " steps a run may take to `t_end = " + exact_number(sim.t_end) + "`: a larger `dt`");
-    if (sim.watch.enabled && (!(sim.watch.fixed_step_accuracy > 0.0) || !std::isfinite(sim.watch.fixed_step_accuracy)))
-      refuse("fixed_step_accuracy", sim.watch.fixed_step_accuracy, "the run watch needs a finite accuracy > 0");
-  }
+  if (const auto problem = output_problem(sim.output_dt, sim.t_end)) refuse(problem->name.c_str(), problem->value, problem->rule);
+  IntegratorSettings integrator = is;
+  integrator.kind = run_integrator(settings, settings.method);
+  if (const auto problem = integrator_problem(integrator, sim.t_end)) refuse(problem->name.c_str(), problem->value, problem->rule);
+  if (const auto problem = watch_problem(sim.watch, integrator)) refuse(problem->name.c_str(), problem->value, problem->rule);
   if (sim.project && (!(sim.projection.position_tolerance > 0.0) || !std::isfinite(sim.projection.position_tolerance)))
     refuse("project_tolerance", sim.projection.position_tolerance, "must be a finite number > 0");
   check_settings(settings.formulation);

@@ -32,10 +32,23 @@ RunWatch::RunWatch(const Model& model, const WatchSettings& settings, const Inte
   summary_.accuracy = fixed ? settings.fixed_step_accuracy : integrator.rtol;
   atol_ = fixed ? 0.0 : integrator.atol;
   integrator_ = std::string(to_string(integrator.kind));
-  if (!(summary_.accuracy > 0.0) || !std::isfinite(summary_.accuracy))
-    throw std::invalid_argument("the run watch needs an accuracy > 0 (" +
-                                std::string(fixed ? "fixed_step_accuracy" : "the integrator's rtol") + " is " +
-                                short_number(summary_.accuracy) + ")");
+  WatchSettings on = settings;
+  on.enabled = true;
+  if (const auto problem = watch_problem(on, integrator))
+    throw std::invalid_argument("`" + problem->name + " = " + exact_number(problem->value) + "`: " + problem->rule);
+}
+
+std::optional<SettingProblem> watch_problem(const WatchSettings& settings, const IntegratorSettings& integrator) {
+  if (!settings.enabled) return std::nullopt;
+  if (!error_controlled(integrator.kind)) {
+    if (settings.fixed_step_accuracy > 0.0 && std::isfinite(settings.fixed_step_accuracy)) return std::nullopt;
+    return SettingProblem{"fixed_step_accuracy", settings.fixed_step_accuracy,
+                          "the run watch needs a finite accuracy > 0"};
+  }
+  if (integrator.rtol > 0.0 && std::isfinite(integrator.rtol)) return std::nullopt;
+  return SettingProblem{"rtol", integrator.rtol,
+                        "the run watch judges the motion at the accuracy `rtol` asks, which must be > 0 (`atol` "
+                        "alone sets none it can hold a run to): give `rtol`, or turn the watch off (`watch = false`)"};
 }
 
 double RunWatch::size_at_start() {

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "loopdyn/core/names.hpp"
 #include "loopdyn/loops/loop_structure.hpp"
 #include "loopdyn/formulations/registry.hpp"
 
@@ -36,19 +37,27 @@ bool same_rows(const Constraints& a, const Constraints& b) {
   return true;
 }
 
+}  // namespace
+
+std::optional<SettingProblem> output_problem(double output_dt, double span) {
+  if (!(output_dt > 0.0) || !std::isfinite(output_dt))
+    return SettingProblem{"output_dt", output_dt, "the interval between rows must be a finite number of seconds > 0"};
+  if (span / output_dt > kMostOutputRows)
+    return SettingProblem{"output_dt", output_dt,
+                          "a row every `output_dt` over " + exact_number(span) + " s makes more than the " +
+                              short_number(kMostOutputRows) + " rows a run keeps in memory: a larger `output_dt`, or a shorter run"};
+  return std::nullopt;
+}
+
+namespace {
+
 // The output times of a piece that ends at t_end: the points origin + k dt after the last row
 // written (at `after`), then t_end, which within 1e-9 dt of a point counts as that point. k dt
 // rather than accumulated sums, so that times are exact multiples.
 std::vector<double> piece_times(double origin, double after, double t_end, double dt) {
-  if (!(dt > 0.0) || !std::isfinite(dt)) throw std::invalid_argument("output_dt must be finite and > 0");
+  if (const auto problem = output_problem(dt, t_end - std::max(after, origin)))
+    throw std::invalid_argument("`" + problem->name + " = " + exact_number(problem->value) + "`: " + problem->rule);
   const double last = std::floor((t_end - origin) / dt + 1e-9), first = std::floor((after - origin) / dt);
-  if (last - std::max(first, 0.0) > kMostOutputRows) {
-    std::ostringstream s;
-    s << "a row every output_dt = " << format_time(dt) << " s up to t = " << format_time(t_end) << " makes "
-      << last - std::max(first, 0.0) << " rows, more than the " << kMostOutputRows
-      << " a run keeps in memory: a larger output_dt, or a shorter run";
-    throw std::invalid_argument(s.str());
-  }
   const long n = static_cast<long>(last);
   long k = std::max(0L, static_cast<long>(first));
   while (origin + static_cast<double>(k) * dt <= after) ++k;

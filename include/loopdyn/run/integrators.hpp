@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <string>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,19 @@ struct IntegratorSettings {
   double dt_max = std::numeric_limits<double>::infinity();  ///< largest step (dopri5, bdf)
   long max_steps = 100'000'000;
 };
+
+/// A setting no run can take: its name as the library's options spell it (`rtol`, `dt`), its
+/// value, and the rule it breaks, with settings named in backticks (front ends respell them).
+struct SettingProblem {
+  std::string name;
+  double value = 0.0;
+  std::string rule;
+};
+/// The first of the settings that `integrate` with `settings.kind` cannot take over `span`
+/// seconds (tolerances' signs and the smallest rtol; a fixed step's sign and its step budget),
+/// nullopt when it can take them all. The one statement of these rules: integrate() refuses by
+/// it, and the runs' check of their settings (run.hpp, check_run_settings) before any model work.
+std::optional<SettingProblem> integrator_problem(const IntegratorSettings& settings, double span);
 
 /// What a formulation is told of the integrator (Formulation::start).
 StepPlan step_plan(const IntegratorSettings& settings);

@@ -43,6 +43,7 @@
 // to do; the run layer (run.hpp) hands the run over or stops it with its rows kept.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -82,6 +83,11 @@ double applied_power(const Model& model, const KinematicsData& kin, double t, co
 
 /// Whether anything but gravity does work on the model (force elements, callbacks, drives).
 bool has_applied_forces(const Model& model);
+
+/// The watch's accuracy rule: with a fixed step its own accuracy, with dopri5 or bdf the
+/// integrator's rtol (its bounds are relative to it) must be finite and > 0; nullopt when the
+/// watch is off or the accuracy is. RunWatch refuses by it, and so does check_run_settings.
+std::optional<SettingProblem> watch_problem(const WatchSettings& settings, const IntegratorSettings& integrator);
 
 class RunWatch {
  public:

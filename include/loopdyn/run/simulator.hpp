@@ -89,6 +89,11 @@ struct LoopsClear {
 /// asked for 1e13 rows and took gigabytes a second until it ran out).
 inline constexpr double kMostOutputRows = 1e7;
 
+/// The rows' rule: `output_dt` finite and > 0, and at most kMostOutputRows rows over `span`
+/// seconds; nullopt when they keep it. output_times and the runs' check of their settings
+/// (check_run_settings) refuse by it.
+std::optional<SettingProblem> output_problem(double output_dt, double span);
+
 /// Output times 0, dt, 2 dt, ... up to and including t_end (t_end appended when not a multiple).
 /// Throws std::invalid_argument past kMostOutputRows.
 std::vector<double> output_times(double t_end, double output_dt);
