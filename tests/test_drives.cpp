@@ -90,6 +90,18 @@ TEST(TimeFunction, ExpressionsOfTime) {
   EXPECT_EQ(token.find("position"), std::string::npos) << token;
   EXPECT_NE(test::message_of([] { TimeFunction::expression("t", "2*x"); }).find("rate '2*x' does not parse"),
             std::string::npos);
+  // A given derivative that is not the expression's ran, and the watch blamed the loop's accuracy.
+  const std::string rate = test::message_of([] { TimeFunction::expression("0.5*sin(3*t)", "3*cos(3*t)"); });
+  EXPECT_NE(rate.find("rate '3*cos(3*t)' is not the rate of the expression '0.5*sin(3*t)': at t = "),
+            std::string::npos) << rate;
+  const std::string acceleration =
+      test::message_of([] { TimeFunction::expression("0.5*sin(3*t)", "1.5*cos(3*t)", "4.5*sin(3*t)"); });
+  EXPECT_NE(acceleration.find("acceleration '4.5*sin(3*t)' is not the derivative of the rate '1.5*cos(3*t)'"),
+            std::string::npos) << acceleration;
+  EXPECT_NE(test::message_of([] { TimeFunction::expression("t^3", "", "3*t"); }).find("of the rate of 't^3'"),
+            std::string::npos);
+  // A piecewise motion with its piecewise rate and acceleration is taken, kink and jump included.
+  EXPECT_NO_THROW(TimeFunction::expression("(t > 0.5) * (t - 0.5)^2", "(t > 0.5) * 2 * (t - 0.5)", "(t > 0.5) * 2"));
   // Two expressions, or an assignment to t, made a constant drive; a comparison stays a value.
   EXPECT_NE(test::message_of([] { TimeFunction::expression("1,2"); }).find("'1,2' holds 2 expressions"),
             std::string::npos);
@@ -216,6 +228,10 @@ drives:
   const std::string e = error("expression: 'sin(t'");
   EXPECT_NE(e.find("m.yaml:"), std::string::npos) << e;
   EXPECT_NE(e.find("'expression' of drive on joint 'pivot': expression 'sin(t' does not parse"), std::string::npos) << e;
+  const std::string rate = error("expression: '2*t', rate: '3'");
+  EXPECT_NE(rate.find("m.yaml:"), std::string::npos) << rate;
+  EXPECT_NE(rate.find("rate '3' is not the rate of the expression '2*t': at t = 0.013 s it is 3"), std::string::npos)
+      << rate;
   EXPECT_NE(error("table: [[0, 1], [0, 3]]").find("times must increase"), std::string::npos);
   // Points counted from 1 by both checks (the order's check counted from 0).
   EXPECT_NE(error("table: [[0, 0], [1, 1], [0.5, 3]]").find("(point 3: 0.5 after 1)"), std::string::npos);

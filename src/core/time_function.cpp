@@ -10,6 +10,7 @@
 #include <mutex>
 #include <numbers>
 #include <sstream>
+#include <vector>
 #include <stdexcept>
 #include <string_view>
 
@@ -177,6 +178,54 @@ struct Expression final : TimeFunction::Kind {
       if (assigns(text[k]))
         throw std::invalid_argument(std::string(what[k]) + " '" + text[k] +
                                     "' assigns with '=': give a value of t (compare with '==')");
+    }
+    for (int k = 1; k < 3; ++k)
+      if (exact[k]) check_derivative(k, what);
+  }
+
+  // A given rate (k = 1) or acceleration (k = 2) against differences of the expression it is the
+  // derivative of (the rate where given, else the value), at 20 times in (0, 1) s off round
+  // numbers (where piecewise motions put their kinks): a wrong one ran, and the run watch
+  // reported the drive's loop as inaccurate. Central differences at h = 1e-3 and 5e-4 s,
+  // extrapolated; a time where the two disagree by more than a tenth of the mismatch (a kink, a
+  // jump, a motion faster than h resolves) is skipped. A mismatch is above 1e-4 of the
+  // derivative's size over the samples (a wrong factor or sign is off by its whole size; the
+  // differences err by ~1e-9 of it for motions slower than 10 ms), and refused when it is found
+  // at half of the samples or more, at least 3: a kink the samples straddle is not.
+  void check_derivative(int k, const char* const what[3]) {
+    const int of = k == 2 && exact[1] ? 1 : 0;
+    const auto difference = [&](double t, double h) {
+      if (of + 1 == k) return (eval(of, t + h) - eval(of, t - h)) / (2.0 * h);
+      return (eval(0, t + h) - 2.0 * eval(0, t) + eval(0, t - h)) / (h * h);
+    };
+    struct Sample {
+      double t, given, differences, spread;
+    };
+    std::vector<Sample> samples;
+    double size = 0.0;
+    for (int i = 0; i < 20; ++i) {
+      const double t = 0.05 * i + 0.013, d1 = difference(t, 1e-3), d2 = difference(t, 5e-4);
+      const double given = eval(k, t), differences = (4.0 * d2 - d1) / 3.0;
+      if (!std::isfinite(given) || !std::isfinite(differences)) continue;
+      samples.push_back({t, given, differences, std::abs(d2 - d1)});
+      size = std::max({size, std::abs(given), std::abs(differences)});
+    }
+    const double allowed = 1e-4 * std::max(size, 1e-12);
+    std::vector<const Sample*> off;
+    for (const Sample& p : samples)
+      if (std::abs(p.given - p.differences) > allowed && p.spread < 0.1 * std::abs(p.given - p.differences))
+        off.push_back(&p);
+    if (off.size() >= 3 && 2 * off.size() >= samples.size()) {
+      const Sample& p = *off.front();
+      throw std::invalid_argument(std::string(what[k]) + " '" + text[k] + "' is not the " +
+                                    (k == 1 ? "rate of the expression '" + text[0] + "'"
+                                            : "derivative of " + std::string(of == 1 ? "the rate '" : "the rate of '") +
+                                                  text[of] + "'") +
+                                    ": at t = " + exact_number(p.t) + " s it is " + short_number(p.given) +
+                                    ", the expression's differences " + short_number(p.differences) +
+                                    " (" + std::to_string(off.size()) + " of " + std::to_string(samples.size()) +
+                                    " times in (0, 1) s differ); give its derivative, or leave it out (differences "
+                                    "are then taken)");
     }
   }
   double eval(int k, double t) const {
