@@ -41,7 +41,7 @@ constexpr int kGoldenIterations = 60;
 // projection's tolerance, ProjectionSettings) and the one it goes on to while Newton still halves
 // it: near a change point a residual δ leaves the point off the curve by δ / σ_min, and at the
 // projection's 1e-10 the located crank angle of A02 (N = 2) was 2.9e-7 rad off the exact one, at
-// the round-off floor below 1e-9.
+// the round-off floor within the 1e-7 IftommA02.SurveyFindsBothHorizontalChangePoints... asks.
 constexpr int kPlaneIterations = 12;
 constexpr double kPlaneTolerance = 1e-10, kPlaneFloor = 1e-15;
 // Walk points within this many walk steps of q0 (every coordinate) may close the curve.
